@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** The four layers that emit issues (design.md). */
+export const LAYERS = ['graph', 'render', 'runtime', 'intent'] as const;
+export type Layer = (typeof LAYERS)[number];
+
+/** Issue severities; warnings never block publish. */
+export const SEVERITIES = ['error', 'warning'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** One RFC 6902 JSON Patch operation. */
+export const JsonPatchOpSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('add'), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal('replace'), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal('remove'), path: z.string() }),
+  z.object({ op: z.literal('test'), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal('move'), from: z.string(), path: z.string() }),
+  z.object({ op: z.literal('copy'), from: z.string(), path: z.string() }),
+]);
+export type JsonPatchOp = z.infer<typeof JsonPatchOpSchema>;
+
+/** A reference to an artifact: `{ type, name }`. */
+export const ArtifactRefSchema = z.object({ type: z.string().min(1), name: z.string() });
+export type ArtifactRef = z.infer<typeof ArtifactRefSchema>;
+
+/**
+ * The one issue every layer emits. The first seven fields are exactly ObjectStack ADR-0038's
+ * BuildIssue; `path`, `draft`, `suggestions` and `patch` are additive extensions.
+ */
+export const BuildIssueSchema = z.object({
+  layer: z.enum(LAYERS),
+  severity: z.enum(SEVERITIES),
+  artifact: ArtifactRefSchema,
+  ref: z.object({ type: z.string().min(1), name: z.string(), member: z.string().optional() }).optional(),
+  code: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  message: z.string().min(1),
+  fix: z.string().optional(),
+  path: z
+    .string()
+    .refine((p) => p === '' || p.startsWith('/'), 'path must be an RFC 6901 JSON pointer')
+    .optional(),
+  draft: z.boolean().optional(),
+  suggestions: z.array(z.string()).optional(),
+  patch: z.array(JsonPatchOpSchema).min(1).optional(),
+});
+export type BuildIssue = z.infer<typeof BuildIssueSchema>;

@@ -1,0 +1,27 @@
+import type { BuildIssue } from './build-issue.ts';
+import { CATALOGUE, type IssueCode } from './catalogue.ts';
+
+/** Everything of an issue but what the catalogue already fixes (layer, severity). */
+export type IssueInput = Omit<BuildIssue, 'layer' | 'severity' | 'code'> & { code: IssueCode };
+
+/**
+ * Builds an issue whose layer and severity come from the catalogue, dropping empty optional
+ * fields so the JSON stays minimal and stable.
+ */
+export function makeIssue(input: IssueInput): BuildIssue {
+  const entry = CATALOGUE[input.code];
+  const issue: BuildIssue = {
+    layer: entry.layer,
+    severity: entry.severity,
+    artifact: input.artifact,
+    code: input.code,
+    message: input.message,
+  };
+  if (input.ref) issue.ref = input.ref.member === undefined ? { type: input.ref.type, name: input.ref.name } : input.ref;
+  if (input.fix) issue.fix = input.fix;
+  if (input.path !== undefined) issue.path = input.path;
+  if (input.draft) issue.draft = true;
+  if (input.suggestions?.length) issue.suggestions = input.suggestions;
+  if (input.patch?.length) issue.patch = input.patch;
+  return issue;
+}

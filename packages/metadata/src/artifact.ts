@@ -1,0 +1,44 @@
+/** The artifact types bvl loads. Reports and pages are loaded as nav targets only. */
+export const ARTIFACT_TYPES = ['object', 'view', 'dashboard', 'dataset', 'app', 'seed', 'report', 'page'] as const;
+export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
+
+/** Where an artifact came from: a file (when known) and a JSON pointer to its body in that file. */
+export interface ArtifactSource {
+  readonly file?: string | undefined;
+  readonly pointer: string;
+}
+
+/** An artifact as loaded, before its schema is checked. */
+export interface RawArtifact {
+  readonly type: ArtifactType;
+  readonly name: string;
+  readonly body: unknown;
+  readonly source: ArtifactSource;
+  readonly draft: boolean;
+  /** Views only: 'list' or 'form', and the object the view is bound to (if any). */
+  readonly viewKind?: 'list' | 'form' | undefined;
+  readonly object?: string | undefined;
+  /** Views only: the view's key within its object (`board` of `exp_expense.board`). */
+  readonly key?: string | undefined;
+}
+
+/** The loaded artifacts of one stack or folder, plus the problems found while loading. */
+export interface ArtifactSet {
+  readonly artifacts: RawArtifact[];
+  readonly problems: LoadProblem[];
+}
+
+/** A load-time problem, turned into a BuildIssue by buildGraph. */
+export interface LoadProblem {
+  readonly code: 'invalid_artifact' | 'duplicate_artifact';
+  readonly type: ArtifactType;
+  readonly name: string;
+  readonly message: string;
+  readonly fix?: string | undefined;
+  readonly path?: string | undefined;
+  readonly draft: boolean;
+  readonly source: ArtifactSource;
+}
+
+/** `{ type, name }` key of an artifact. */
+export const artifactKey = (type: string, name: string): string => `${type}\u0000${name}`;

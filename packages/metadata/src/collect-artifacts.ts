@@ -1,0 +1,255 @@
+import { type ArtifactSet, type ArtifactSource, type ArtifactType, type LoadProblem, type RawArtifact, artifactKey } from './artifact.ts';
+import { childPointer, pointer } from './json-pointer.ts';
+
+/** Deepest nesting a body may have; deeper bodies are refused as invalid (and never recursed into). */
+export const MAX_DEPTH = 64;
+
+/** Stack keys read and the artifact type each holds. Other keys are ignored. */
+export const STACK_KEYS: ReadonlyArray<readonly [string, ArtifactType]> = [
+  ['objects', 'object'],
+  ['views', 'view'],
+  ['dashboards', 'dashboard'],
+  ['datasets', 'dataset'],
+  ['apps', 'app'],
+  ['data', 'seed'],
+  ['reports', 'report'],
+  ['pages', 'page'],
+];
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
+
+/** Depth of a JSON value, computed iteratively and capped at `cap + 1`. */
+export function jsonDepth(value: unknown, cap = MAX_DEPTH): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > max) max = d;
+    if (max > cap) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+/** Options for collecting artifacts. */
+export interface CollectOptions {
+  readonly file?: string | undefined;
+  readonly draft?: boolean | undefined;
+}
+
+/** Accumulates raw artifacts, dropping (and reporting) a second artifact of the same type+name. */
+export class ArtifactCollector {
+  readonly artifacts: RawArtifact[] = [];
+  readonly problems: LoadProblem[] = [];
+  private readonly seen = new Map<string, RawArtifact>();
+  private readonly seedCount = new Map<string, number>();
+
+  constructor(private readonly draft: boolean) {}
+
+  /** Adds one artifact body found at `source`; `fallbackName` names it when its body does not. */
+  add(type: ArtifactType, body: unknown, source: ArtifactSource, fallbackName: string): void {
+    if (jsonDepth(body) > MAX_DEPTH) {
+      this.problem('invalid_artifact', type, nameOf(type, body) ?? fallbackName, source, `The ${type} body is nested more than ${MAX_DEPTH} levels deep; bvl refuses to read it.`, 'Flatten the artifact: no real metadata nests this deep.');
+      return;
+    }
+    if (!isRecord(body)) {
+      this.problem('invalid_artifact', type, fallbackName, source, `The ${type} at ${source.pointer || '/'} is ${describe(body)}, not a JSON object.`, `Write the ${type} as a JSON object.`);
+      return;
+    }
+    if (type === 'view') return this.addView(body, source, fallbackName);
+    if (type === 'seed') {
+      const object = str(body.object) ?? fallbackName;
+      const n = (this.seedCount.get(object) ?? 0) + 1;
+      this.seedCount.set(object, n);
+      return this.push({ type, name: n === 1 ? object : `${object}#${n}`, body, source, draft: this.draft });
+    }
+    this.push({ type, name: str(body.name) ?? fallbackName, body, source, draft: this.draft });
+  }
+
+  /** The collected set. */
+  result(): ArtifactSet {
+    return { artifacts: this.artifacts, problems: this.problems };
+  }
+
+  private addView(body: Record<string, unknown>, source: ArtifactSource, fallbackName: string): void {
+    // ViewItem: {name, object, viewKind, config}
+    if (isRecord(body.config)) {
+      const kind = body.viewKind === 'form' ? 'form' : 'list';
+      const object = str(body.object) ?? bindingOf(body.config);
+      const [nameObject, key] = splitViewName(str(body.name), object, fallbackName);
+      return this.push({ type: 'view', name: `${nameObject}.${key}`, body: body.config, source: { ...source, pointer: childPointer(source.pointer, 'config') }, draft: this.draft, viewKind: kind, object, key });
+    }
+    const isContainer = ['list', 'form', 'listViews', 'formViews'].some((k) => k in body);
+    if (isContainer) return this.addContainer(body, source, fallbackName);
+    // Flattened overlay: an inline ListView/FormView plus object and viewKind (#7741).
+    if (body.viewKind === 'list' || body.viewKind === 'form') {
+      const object = str(body.object) ?? bindingOf(body);
+      const [nameObject, key] = splitViewName(str(body.name), object, fallbackName);
+      return this.push({ type: 'view', name: `${nameObject}.${key}`, body, source, draft: this.draft, viewKind: body.viewKind, object, key });
+    }
+    const object = str(body.object) ?? bindingOf(body);
+    this.problem(
+      'invalid_artifact',
+      'view',
+      object ? `${object}.${str(body.name) ?? 'default'}` : fallbackName,
+      source,
+      'This view body is neither a container ({list, listViews, form, formViews}), a view item ({name, object, viewKind, config}) nor an inline view with object and viewKind; it parses to an empty container and nothing renders.',
+      object ? `Wrap it as {"list": <this view>} or add "viewKind": "list" and "object": "${object}".` : 'Wrap it as {"list": <this view>} and bind it with data.object.',
+    );
+  }
+
+  private addContainer(body: Record<string, unknown>, source: ArtifactSource, fallbackName: string): void {
+    const containerObject = str(body.object) ?? (isRecord(body.list) ? bindingOf(body.list) : undefined) ?? (isRecord(body.form) ? bindingOf(body.form) : undefined);
+    const taken = new Set<string>();
+    const items: Array<{ key: string; kind: 'list' | 'form'; config: unknown; pointer: string }> = [];
+    const take = (key: string): string => {
+      let k = key;
+      for (let n = 2; taken.has(k); n++) k = `${key}_${n}`;
+      taken.add(k);
+      return k;
+    };
+    const family = (mapKey: 'listViews' | 'formViews', kind: 'list' | 'form') => {
+      const map = body[mapKey];
+      if (map === undefined) return;
+      if (!isRecord(map)) {
+        this.problem('invalid_artifact', 'view', `${containerObject ?? fallbackName}.${mapKey}`, { ...source, pointer: childPointer(source.pointer, mapKey) }, `The container's ${mapKey} is ${describe(map)}, not an object of named views.`, `Write ${mapKey} as {"<key>": { …view… }}.`);
+        return;
+      }
+      for (const [key, config] of Object.entries(map)) items.push({ key: take(key), kind, config, pointer: childPointer(source.pointer, mapKey, key) });
+    };
+    family('listViews', 'list');
+    // The default list claims `<object>.default`; a colliding key is renamed `<key>_2`, as ObjectStack does.
+    if (body.list !== undefined) items.push({ key: take('default'), kind: 'list', config: body.list, pointer: childPointer(source.pointer, 'list') });
+    family('formViews', 'form');
+    if (body.form !== undefined) items.push({ key: take('form'), kind: 'form', config: body.form, pointer: childPointer(source.pointer, 'form') });
+    if (items.length === 0) {
+      this.problem('invalid_artifact', 'view', containerObject ?? fallbackName, source, 'The view container defines no view: list, listViews, form and formViews are all empty.', 'Add at least a default "list" view.');
+      return;
+    }
+    for (const item of items) {
+      const object = (isRecord(item.config) ? bindingOf(item.config) : undefined) ?? containerObject;
+      const name = `${object ?? fallbackName}.${item.key}`;
+      if (!isRecord(item.config)) {
+        this.problem('invalid_artifact', 'view', name, { ...source, pointer: item.pointer }, `View "${name}" is ${describe(item.config)}, not a view object.`, 'Write the view as a JSON object with type, data and columns.');
+        continue;
+      }
+      this.push({ type: 'view', name, body: item.config, source: { ...source, pointer: item.pointer }, draft: this.draft, viewKind: item.kind, object, key: item.key });
+    }
+  }
+
+  private push(a: RawArtifact): void {
+    const k = artifactKey(a.type, a.name);
+    const first = this.seen.get(k);
+    if (first) {
+      const where = (s: ArtifactSource) => `${s.file ? `${s.file}` : ''}${s.pointer ? `#${s.pointer}` : ''}`;
+      this.problem('duplicate_artifact', a.type, a.name, a.source, `A second ${a.type} named "${a.name}" (at ${where(a.source)}) duplicates the one at ${where(first.source)}; only the first is used.`, `Rename or remove one of the two ${a.type}s named "${a.name}".`);
+      return;
+    }
+    this.seen.set(k, a);
+    this.artifacts.push(a);
+  }
+
+  private problem(code: LoadProblem['code'], type: ArtifactType, name: string, source: ArtifactSource, message: string, fix?: string): void {
+    this.problems.push({ code, type, name, message, fix, draft: this.draft, source });
+  }
+}
+
+/** Collects the artifacts of a stack document (the JSON form of `defineStack({...})`). */
+export function collectStack(doc: unknown, options: CollectOptions = {}): ArtifactSet {
+  const c = new ArtifactCollector(options.draft ?? false);
+  const file = options.file;
+  if (!isRecord(doc)) {
+    c.problems.push({ code: 'invalid_artifact', type: 'object', name: file ?? 'stack', message: `The stack is ${describe(doc)}, not a JSON object with objects/views/dashboards/datasets/apps/data.`, fix: 'Export the stack as a JSON object.', draft: options.draft ?? false, source: { file, pointer: '' } });
+    return c.result();
+  }
+  for (const [key, type] of STACK_KEYS) {
+    const list = doc[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      if (isRecord(list) && type !== 'seed') {
+        // Record form `{ name: body }` is accepted: the key names the artifact.
+        for (const [name, body] of Object.entries(list)) c.add(type, isRecord(body) && type !== 'view' && body.name === undefined ? { ...body, name } : body, { file, pointer: pointer(key, name) }, name);
+        continue;
+      }
+      c.problems.push({ code: 'invalid_artifact', type, name: key, message: `Stack key "${key}" is ${describe(list)}, not an array of ${type}s.`, fix: `Write "${key}" as an array.`, draft: options.draft ?? false, source: { file, pointer: pointer(key) } });
+      continue;
+    }
+    list.forEach((body, i) => c.add(type, body, { file, pointer: pointer(key, i) }, `${key}[${i}]`));
+  }
+  return c.result();
+}
+
+/** One file of a per-artifact folder: its path relative to the folder and its text. */
+export interface FolderFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** Folder layout: `objects/*.json`, `views/`, `dashboards/`, `datasets/`, `apps/`, `seeds/`, `reports/`, `pages/`. */
+export const FOLDER_DIRS: Readonly<Record<string, ArtifactType>> = {
+  objects: 'object',
+  views: 'view',
+  dashboards: 'dashboard',
+  datasets: 'dataset',
+  apps: 'app',
+  seeds: 'seed',
+  data: 'seed',
+  reports: 'report',
+  pages: 'page',
+};
+
+/**
+ * Collects a per-artifact folder from its files (already read). A file holds one artifact or an
+ * array of them. A file that is not JSON is an `invalid_artifact` named after the file, and the
+ * rest of the folder is still loaded.
+ */
+export function collectFolder(files: readonly FolderFile[], options: { readonly root?: string; readonly draft?: boolean } = {}): ArtifactSet {
+  const c = new ArtifactCollector(options.draft ?? false);
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const f of sorted) {
+    const [dir] = f.path.split('/');
+    const type = dir ? FOLDER_DIRS[dir] : undefined;
+    if (!type || !f.path.endsWith('.json')) continue;
+    const stem = f.path.slice(f.path.lastIndexOf('/') + 1, -'.json'.length);
+    const file = options.root ? `${options.root}/${f.path}` : f.path;
+    let body: unknown;
+    try {
+      body = JSON.parse(f.text);
+    } catch (e) {
+      c.problems.push({ code: 'invalid_artifact', type, name: stem, message: `${f.path} is not valid JSON: ${(e as Error).message}.`, fix: `Fix the JSON syntax of ${f.path}.`, draft: options.draft ?? false, source: { file, pointer: '' } });
+      continue;
+    }
+    if (Array.isArray(body)) body.forEach((b, i) => c.add(type, b, { file, pointer: pointer(i) }, `${stem}[${i}]`));
+    else c.add(type, body, { file, pointer: '' }, stem);
+  }
+  return c.result();
+}
+
+function bindingOf(config: unknown): string | undefined {
+  if (!isRecord(config)) return undefined;
+  const data = isRecord(config.data) ? config.data : undefined;
+  return str(data?.object) ?? str(data?.objectName) ?? str(config.objectName) ?? str(config.object);
+}
+
+function splitViewName(name: string | undefined, object: string | undefined, fallback: string): [string, string] {
+  if (name?.includes('.')) {
+    const i = name.indexOf('.');
+    return [name.slice(0, i), name.slice(i + 1)];
+  }
+  return [object ?? fallback, name ?? 'default'];
+}
+
+function nameOf(type: ArtifactType, body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  return type === 'seed' ? str(body.object) : str(body.name);
+}
+
+/** A short description of a JSON value's kind, for messages. */
+export function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return v.length > 40 ? `a string ("${v.slice(0, 37)}…")` : `a string ("${v}")`;
+  return `a ${typeof v}`;
+}

@@ -1,0 +1,428 @@
+import { type BuildIssue, makeIssue } from '@bvl/build-issue';
+import type { z } from 'zod';
+import { type ArtifactSet, type ArtifactSource, type ArtifactType, type RawArtifact, artifactKey } from './artifact.ts';
+import { childPointer, pointer } from './json-pointer.ts';
+import { PLATFORM_OBJECTS } from './platform-objects.ts';
+import {
+  AppSchema,
+  type AppDef,
+  DashboardShellSchema,
+  type DashboardDef,
+  DatasetSchema,
+  type DatasetDef,
+  type DimensionDef,
+  FieldSchema,
+  type FieldDef,
+  FormViewSchema,
+  type FormViewDef,
+  ListViewSchema,
+  type ListViewDef,
+  type MeasureDef,
+  NamedSchema,
+  ObjectShellSchema,
+  type ObjectDef,
+  SeedSchema,
+  type SeedDef,
+  SnakeName,
+  WidgetSchema,
+  type WidgetDef,
+} from './schemas.ts';
+import { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
+
+/** What every node of the graph carries. */
+interface NodeBase {
+  readonly name: string;
+  readonly draft: boolean;
+  readonly source: ArtifactSource;
+  /** The body failed its schema: the name resolves, but rules do not look inside. */
+  readonly invalid: boolean;
+}
+
+/** A field of an object; `system` for the columns every object has without declaring them. */
+export interface FieldNode {
+  readonly name: string;
+  readonly def: FieldDef;
+  readonly system: boolean;
+  /** The field's own definition failed its schema (it exists, but its type is unknown). */
+  readonly invalid: boolean;
+}
+
+export interface ObjectNode extends NodeBase {
+  readonly type: 'object';
+  readonly def: ObjectDef;
+  /** Declared fields, in declaration order (system fields are resolved by {@link resolveField}). */
+  readonly fields: ReadonlyMap<string, FieldNode>;
+  /** Provided by the platform (sys_user, …), not declared by the stack. */
+  readonly platform: boolean;
+}
+
+export interface ViewNode extends NodeBase {
+  readonly type: 'view';
+  /** The object the view reads (its data.object / objectName / object), if any. */
+  readonly object: string | undefined;
+  readonly key: string;
+  readonly kind: 'list' | 'form';
+  readonly list?: ListViewDef | undefined;
+  readonly form?: FormViewDef | undefined;
+}
+
+export interface WidgetNode {
+  readonly id: string;
+  readonly index: number;
+  readonly def: WidgetDef;
+}
+
+export interface DashboardNode extends NodeBase {
+  readonly type: 'dashboard';
+  readonly def: DashboardDef;
+  readonly widgets: readonly WidgetNode[];
+}
+
+export interface DatasetNode extends NodeBase {
+  readonly type: 'dataset';
+  readonly def: DatasetDef;
+  /** The base object (object, or its aliases source/objectName). */
+  readonly object: string | undefined;
+  readonly measures: ReadonlyMap<string, MeasureDef>;
+  readonly dimensions: ReadonlyMap<string, DimensionDef>;
+}
+
+export interface AppNode extends NodeBase {
+  readonly type: 'app';
+  readonly def: AppDef;
+}
+
+export interface SeedNode extends NodeBase {
+  readonly type: 'seed';
+  readonly def: SeedDef;
+  readonly object: string;
+  /** The natural-key field(s): externalId (or its alias key), default `name`. */
+  readonly externalId: readonly string[];
+  readonly mode: NonNullable<SeedDef['mode']>;
+}
+
+export interface NamedNode extends NodeBase {
+  readonly type: 'report' | 'page';
+}
+
+/** The draft-overlaid artifact graph, indexed once per verification; every lookup is O(1). */
+export interface Graph {
+  readonly objects: ReadonlyMap<string, ObjectNode>;
+  readonly views: ReadonlyMap<string, ViewNode>;
+  /** object → view key → view. */
+  readonly viewsByObject: ReadonlyMap<string, ReadonlyMap<string, ViewNode>>;
+  readonly dashboards: ReadonlyMap<string, DashboardNode>;
+  readonly datasets: ReadonlyMap<string, DatasetNode>;
+  readonly apps: ReadonlyMap<string, AppNode>;
+  readonly seeds: ReadonlyMap<string, SeedNode>;
+  readonly seedsByObject: ReadonlyMap<string, readonly SeedNode[]>;
+  readonly reports: ReadonlyMap<string, NamedNode>;
+  readonly pages: ReadonlyMap<string, NamedNode>;
+  /** Where an artifact came from (for SARIF physical locations). */
+  sourceOf(type: string, name: string): ArtifactSource | undefined;
+}
+
+/** Result of {@link buildGraph}: the graph and the schema/load issues found while building it. */
+export interface GraphBuild {
+  readonly graph: Graph;
+  readonly issues: BuildIssue[];
+}
+
+const zodMessage = (error: z.ZodError): { message: string; path: Array<string | number> } => {
+  const first = error.issues[0];
+  const path = (first?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p));
+  const rest = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})` : '';
+  return { message: `${first?.message ?? 'invalid'}${rest}`, path };
+};
+
+/**
+ * Overlays drafts on the published set (a draft replaces the published artifact of the same
+ * type+name; draft-only artifacts are added), checks every body against its schema, and indexes
+ * the result. Never throws on bad metadata: a body that fails its schema is an `invalid_artifact`
+ * issue and the rest is still indexed.
+ */
+export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet): GraphBuild {
+  const merged = new Map<string, RawArtifact>();
+  for (const a of published.artifacts) merged.set(artifactKey(a.type, a.name), a);
+  const replaced = new Set<string>();
+  for (const a of drafts?.artifacts ?? []) {
+    const k = artifactKey(a.type, a.name);
+    if (merged.has(k)) replaced.add(k);
+    merged.set(k, a);
+  }
+  const issues: BuildIssue[] = [];
+  for (const p of [...published.problems.filter((p) => !replaced.has(artifactKey(p.type, p.name))), ...(drafts?.problems ?? [])]) {
+    issues.push(makeIssue({ code: p.code, artifact: { type: p.type, name: p.name }, message: p.message, fix: p.fix, path: p.path ?? '', draft: p.draft }));
+  }
+  const b = new GraphBuilder(issues);
+  for (const a of merged.values()) b.add(a);
+  return { graph: b.finish(), issues };
+}
+
+class GraphBuilder {
+  readonly objects = new Map<string, ObjectNode>();
+  readonly views = new Map<string, ViewNode>();
+  readonly viewsByObject = new Map<string, Map<string, ViewNode>>();
+  readonly dashboards = new Map<string, DashboardNode>();
+  readonly datasets = new Map<string, DatasetNode>();
+  readonly apps = new Map<string, AppNode>();
+  readonly seeds = new Map<string, SeedNode>();
+  readonly seedsByObject = new Map<string, SeedNode[]>();
+  readonly reports = new Map<string, NamedNode>();
+  readonly pages = new Map<string, NamedNode>();
+  readonly sources = new Map<string, ArtifactSource>();
+
+  constructor(private readonly issues: BuildIssue[]) {}
+
+  add(a: RawArtifact): void {
+    this.sources.set(artifactKey(a.type, a.name), a.source);
+    switch (a.type) {
+      case 'object':
+        return this.addObject(a);
+      case 'view':
+        return this.addView(a);
+      case 'dashboard':
+        return this.addDashboard(a);
+      case 'dataset':
+        return this.addDataset(a);
+      case 'app':
+        return this.addApp(a);
+      case 'seed':
+        return this.addSeed(a);
+      case 'report':
+      case 'page':
+        return this.addNamed(a, a.type);
+      default:
+        return assertNever(a.type);
+    }
+  }
+
+  finish(): Graph {
+    for (const def of PLATFORM_OBJECTS) {
+      if (this.objects.has(def.name)) continue;
+      const fields = new Map<string, FieldNode>();
+      for (const [name, fd] of Object.entries(def.fields ?? {})) fields.set(name, { name, def: fd, system: false, invalid: false });
+      this.objects.set(def.name, { type: 'object', name: def.name, def, fields, platform: true, draft: false, invalid: false, source: { pointer: '' } });
+    }
+    const sources = this.sources;
+    return {
+      objects: this.objects,
+      views: this.views,
+      viewsByObject: this.viewsByObject,
+      dashboards: this.dashboards,
+      datasets: this.datasets,
+      apps: this.apps,
+      seeds: this.seeds,
+      seedsByObject: this.seedsByObject,
+      reports: this.reports,
+      pages: this.pages,
+      sourceOf: (type, name) => sources.get(artifactKey(type, name)),
+    };
+  }
+
+  private invalid(a: RawArtifact, error: z.ZodError, prefix = '', member?: string): void {
+    const { message, path } = zodMessage(error);
+    const where = path.length ? ` at ${prefix}${pointer(...path)}` : prefix ? ` at ${prefix}` : '';
+    this.issues.push(
+      makeIssue({
+        code: 'invalid_artifact',
+        artifact: { type: a.type, name: a.name },
+        ...(member ? { ref: { type: a.type, name: a.name, member } } : {}),
+        message: `${cap(a.type)} "${a.name}"${member ? ` (${member})` : ''} fails its schema${where}: ${message}.`,
+        fix: `Correct the ${a.type} body${where}; see objectstack-format.md for the ${a.type} shape.`,
+        path: prefix + pointer(...path),
+        draft: a.draft,
+      }),
+    );
+  }
+
+  private addObject(a: RawArtifact): void {
+    const shell = ObjectShellSchema.safeParse(a.body);
+    const fields = new Map<string, FieldNode>();
+    if (!shell.success) {
+      this.invalid(a, shell.error);
+      this.objects.set(a.name, { type: 'object', name: a.name, def: { name: a.name }, fields, platform: false, draft: a.draft, invalid: true, source: a.source });
+      return;
+    }
+    const def = shell.data as ObjectDef;
+    const rawFields = shell.data.fields ?? {};
+    const parsedFields: Record<string, FieldDef> = {};
+    for (const [name, raw] of Object.entries(rawFields)) {
+      const nameOk = SnakeName.safeParse(name);
+      if (!nameOk.success) {
+        this.invalid(a, nameOk.error, pointer('fields', name), name);
+        continue;
+      }
+      const f = FieldSchema.safeParse(raw);
+      if (!f.success) {
+        this.invalid(a, f.error, pointer('fields', name), name);
+        fields.set(name, { name, def: { type: 'text' }, system: false, invalid: true });
+        continue;
+      }
+      parsedFields[name] = f.data;
+      fields.set(name, { name, def: f.data, system: false, invalid: false });
+    }
+    def.fields = parsedFields;
+    this.objects.set(a.name, { type: 'object', name: a.name, def, fields, platform: false, draft: a.draft, invalid: false, source: a.source });
+  }
+
+  private addView(a: RawArtifact): void {
+    const kind = a.viewKind ?? 'list';
+    const key = a.key ?? a.name.slice(a.name.indexOf('.') + 1);
+    const parsed = kind === 'form' ? FormViewSchema.safeParse(a.body) : ListViewSchema.safeParse(a.body);
+    if (!parsed.success) this.invalid(a, parsed.error);
+    const node: ViewNode = {
+      type: 'view',
+      name: a.name,
+      object: a.object,
+      key,
+      kind,
+      ...(parsed.success ? (kind === 'form' ? { form: parsed.data as FormViewDef } : { list: parsed.data as ListViewDef }) : {}),
+      draft: a.draft,
+      invalid: !parsed.success,
+      source: a.source,
+    };
+    this.views.set(a.name, node);
+    if (a.object) {
+      let byKey = this.viewsByObject.get(a.object);
+      if (!byKey) this.viewsByObject.set(a.object, (byKey = new Map()));
+      byKey.set(key, node);
+    }
+  }
+
+  private addDashboard(a: RawArtifact): void {
+    const shell = DashboardShellSchema.safeParse(a.body);
+    if (!shell.success) {
+      this.invalid(a, shell.error);
+      this.dashboards.set(a.name, { type: 'dashboard', name: a.name, def: { name: a.name, widgets: [] }, widgets: [], draft: a.draft, invalid: true, source: a.source });
+      return;
+    }
+    const widgets: WidgetNode[] = [];
+    const ids = new Map<string, number>();
+    shell.data.widgets.forEach((raw, index) => {
+      const w = WidgetSchema.safeParse(raw);
+      const rawId = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `widgets[${index}]`;
+      if (!w.success) {
+        this.invalid(a, w.error, pointer('widgets', index), rawId);
+        return;
+      }
+      const first = ids.get(w.data.id);
+      if (first !== undefined) {
+        this.issues.push(
+          makeIssue({
+            code: 'duplicate_artifact',
+            artifact: { type: 'dashboard', name: a.name },
+            ref: { type: 'dashboard', name: a.name, member: w.data.id },
+            message: `Dashboard "${a.name}" has two widgets with id "${w.data.id}" (widgets ${first} and ${index}); widget ids must be unique within a dashboard.`,
+            fix: `Give widget ${index} of dashboard "${a.name}" a unique id.`,
+            path: pointer('widgets', index, 'id'),
+            draft: a.draft,
+          }),
+        );
+        return;
+      }
+      ids.set(w.data.id, index);
+      widgets.push({ id: w.data.id, index, def: w.data });
+    });
+    this.dashboards.set(a.name, { type: 'dashboard', name: a.name, def: shell.data, widgets, draft: a.draft, invalid: false, source: a.source });
+  }
+
+  private addDataset(a: RawArtifact): void {
+    const d = DatasetSchema.safeParse(a.body);
+    if (!d.success) {
+      this.invalid(a, d.error);
+      this.datasets.set(a.name, { type: 'dataset', name: a.name, def: { name: a.name, dimensions: [], measures: [] }, object: undefined, measures: new Map(), dimensions: new Map(), draft: a.draft, invalid: true, source: a.source });
+      return;
+    }
+    const def = d.data;
+    const measures = new Map<string, MeasureDef>();
+    for (const m of def.measures) if (!measures.has(m.name)) measures.set(m.name, m);
+    const dimensions = new Map<string, DimensionDef>();
+    for (const dim of def.dimensions) if (!dimensions.has(dim.name)) dimensions.set(dim.name, dim);
+    this.datasets.set(a.name, { type: 'dataset', name: a.name, def, object: def.object ?? def.source ?? def.objectName, measures, dimensions, draft: a.draft, invalid: false, source: a.source });
+  }
+
+  private addApp(a: RawArtifact): void {
+    const d = AppSchema.safeParse(a.body);
+    if (!d.success) this.invalid(a, d.error);
+    this.apps.set(a.name, { type: 'app', name: a.name, def: d.success ? d.data : { name: a.name }, draft: a.draft, invalid: !d.success, source: a.source });
+  }
+
+  private addSeed(a: RawArtifact): void {
+    const body = a.body as Record<string, unknown>;
+    // Aliases: data/rows → records, key → externalId.
+    const normalized = {
+      ...body,
+      records: body.records ?? body.data ?? body.rows,
+      externalId: body.externalId ?? body.key,
+    };
+    const d = SeedSchema.safeParse(normalized);
+    const object = typeof body.object === 'string' ? body.object : a.name;
+    if (!d.success) {
+      this.invalid(a, d.error);
+      const node: SeedNode = { type: 'seed', name: a.name, object, def: { object, records: [] }, externalId: ['name'], mode: 'upsert', draft: a.draft, invalid: true, source: a.source };
+      this.seeds.set(a.name, node);
+      return;
+    }
+    const ext = d.data.externalId ?? 'name';
+    const node: SeedNode = { type: 'seed', name: a.name, object, def: d.data, externalId: typeof ext === 'string' ? [ext] : ext, mode: d.data.mode ?? 'upsert', draft: a.draft, invalid: false, source: a.source };
+    this.seeds.set(a.name, node);
+    const list = this.seedsByObject.get(object);
+    if (list) list.push(node);
+    else this.seedsByObject.set(object, [node]);
+  }
+
+  private addNamed(a: RawArtifact, type: 'report' | 'page'): void {
+    const d = NamedSchema.safeParse(a.body);
+    if (!d.success) this.invalid(a, d.error);
+    (type === 'report' ? this.reports : this.pages).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source });
+  }
+}
+
+function cap(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Exhaustiveness guard for switches over closed unions. */
+export function assertNever(x: never): never {
+  throw new Error(`unhandled case: ${String(x)}`);
+}
+
+/** Resolves a field of an object: declared fields first, then the system fields every object has. */
+export function resolveField(object: ObjectNode, name: string): FieldNode | undefined {
+  const declared = object.fields.get(name);
+  if (declared) return declared;
+  if (!Object.hasOwn(SYSTEM_FIELDS, name)) return undefined;
+  if (name === 'owner_id' && object.def.ownership && OWNERLESS_OWNERSHIP.has(object.def.ownership)) return undefined;
+  return { name, def: SYSTEM_FIELDS[name]!, system: true, invalid: false };
+}
+
+/** Declared field names of an object (the candidates worth suggesting). */
+export function declaredFieldNames(object: ObjectNode): string[] {
+  return [...object.fields.keys()];
+}
+
+/** Every resolvable field name of an object: declared, then system. */
+export function allFieldNames(object: ObjectNode): string[] {
+  const names = declaredFieldNames(object);
+  for (const s of Object.keys(SYSTEM_FIELDS)) if (!object.fields.has(s) && resolveField(object, s)) names.push(s);
+  return names;
+}
+
+/** Field types that reference another object's records. */
+export const RELATION_TYPES: ReadonlySet<string> = new Set(['lookup', 'master_detail', 'user', 'tree']);
+
+/** The object a relation field points at (`user` → sys_user when no reference is given). */
+export function referenceOf(field: FieldDef): string | undefined {
+  if (field.reference) return field.reference;
+  if (field.type === 'user') return 'sys_user';
+  return undefined;
+}
+
+/** The values a select-like field allows (option objects or bare values), as strings. */
+export function optionValues(field: FieldDef): string[] | undefined {
+  if (!field.options) return undefined;
+  return field.options.map((o) => (typeof o === 'object' ? String(o.value) : String(o)));
+}
+
+export { childPointer };

@@ -1,0 +1,242 @@
+import { z } from 'zod';
+
+// Schemas are tolerant (unknown keys pass through) but typed where a wrong type makes the artifact
+// unusable. Semantic checks (does this name resolve?) belong to the rules, not here.
+
+/** A name that becomes a SQL identifier: snake_case, at most 63 bytes (Postgres' limit). */
+export const SnakeName = z
+  .string()
+  .min(1)
+  .max(63, 'must be at most 63 characters (a Postgres identifier)')
+  .regex(/^[a-z_][a-z0-9_]*$/, 'must be snake_case: lowercase letters, digits and _ , starting with a letter or _');
+
+/** A metadata name that is not a SQL identifier (measures, widget ids, view keys, …). */
+export const LooseName = z
+  .string()
+  .min(1)
+  .max(128, 'must be at most 128 characters')
+  .regex(/^[A-Za-z_][A-Za-z0-9_.:-]*$/, 'must start with a letter or _ and contain only letters, digits, _ . : -');
+
+/** ObjectStack's FieldType enum (packages/spec/src/data/field.zod.ts). */
+export const FIELD_TYPES = [
+  'text', 'textarea', 'email', 'url', 'phone', 'password', 'secret',
+  'markdown', 'html', 'richtext',
+  'number', 'currency', 'percent',
+  'date', 'datetime', 'time',
+  'boolean', 'toggle',
+  'select', 'multiselect', 'radio', 'checkboxes',
+  'lookup', 'master_detail', 'tree', 'user',
+  'image', 'file', 'avatar', 'video', 'audio',
+  'formula', 'summary', 'autonumber',
+  'composite', 'repeater', 'record',
+  'location', 'address', 'code', 'json', 'color', 'rating', 'slider', 'signature', 'qrcode', 'progress', 'tags', 'vector',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+const Scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/** A select option: `{label, value}` or a bare value. */
+export const SelectOptionSchema = z.union([Scalar, z.looseObject({ label: z.string().optional(), value: Scalar })]);
+
+export const FieldSchema = z.looseObject({
+  type: z.enum(FIELD_TYPES),
+  name: z.string().optional(),
+  label: z.string().optional(),
+  required: z.boolean().optional(),
+  multiple: z.boolean().optional(),
+  reference: z.string().optional(),
+  options: z.array(SelectOptionSchema).optional(),
+  externalId: z.boolean().optional(),
+  expression: z.unknown().optional(),
+  summaryOperations: z.unknown().optional(),
+  defaultValue: z.unknown().optional(),
+});
+export type FieldDef = z.infer<typeof FieldSchema>;
+
+/** An object. Fields are validated one by one (see buildGraph), so one bad field spoils only itself. */
+export const ObjectShellSchema = z.looseObject({
+  name: SnakeName,
+  label: z.string().optional(),
+  nameField: z.string().optional(),
+  ownership: z.string().optional(),
+  fields: z.record(z.string(), z.unknown()).optional(),
+});
+export type ObjectDef = z.infer<typeof ObjectShellSchema> & { fields?: Record<string, FieldDef> };
+
+const ColumnSchema = z.union([z.string(), z.looseObject({ field: z.string() })]);
+const FilterRowSchema = z.looseObject({ field: z.string(), operator: z.string().optional(), value: z.unknown().optional() });
+const SortEntrySchema = z.union([
+  z.string(),
+  z.looseObject({ field: z.string(), order: z.string().optional(), direction: z.string().optional() }),
+]);
+const DataSchema = z.looseObject({
+  provider: z.string().optional(),
+  object: z.string().optional(),
+  objectName: z.string().optional(),
+});
+const Block = z.looseObject({});
+
+/** ListView (packages/spec/src/ui/view.zod.ts ListViewSchema). `type` stays a string: L2 judges it. */
+export const ListViewSchema = z.looseObject({
+  type: z.string().optional(),
+  label: z.string().optional(),
+  data: DataSchema.optional(),
+  objectName: z.string().optional(),
+  object: z.string().optional(),
+  columns: z.array(ColumnSchema).optional(),
+  filter: z.union([z.array(FilterRowSchema), z.record(z.string(), z.unknown())]).optional(),
+  sort: z.union([z.string(), z.array(SortEntrySchema)]).optional(),
+  searchableFields: z.array(z.string()).optional(),
+  grouping: z.looseObject({ fields: z.array(z.union([z.string(), z.looseObject({ field: z.string() })])).optional() }).optional(),
+  kanban: Block.optional(),
+  calendar: Block.optional(),
+  timeline: Block.optional(),
+  gantt: Block.optional(),
+  gallery: Block.optional(),
+  map: Block.optional(),
+  tree: Block.optional(),
+  chart: Block.optional(),
+});
+export type ListViewDef = z.infer<typeof ListViewSchema>;
+
+const FormFieldSchema = z.union([z.string(), z.looseObject({ field: z.string() })]);
+const SectionSchema = z.looseObject({ name: z.string().optional(), label: z.string().optional(), fields: z.array(FormFieldSchema).optional() });
+
+/** FormView (FormViewSchema); `groups` is an alias of `sections`. */
+export const FormViewSchema = z.looseObject({
+  type: z.string().optional(),
+  data: DataSchema.optional(),
+  objectName: z.string().optional(),
+  object: z.string().optional(),
+  sections: z.array(SectionSchema).optional(),
+  groups: z.array(SectionSchema).optional(),
+});
+export type FormViewDef = z.infer<typeof FormViewSchema>;
+
+const FilterConditionSchema = z.record(z.string(), z.unknown());
+
+export const WidgetSchema = z.looseObject({
+  id: LooseName,
+  type: z.string().optional(),
+  title: z.string().optional(),
+  dataset: z.string().optional(),
+  dimensions: z.array(z.string()).optional(),
+  values: z.array(z.string()).optional(),
+  filter: FilterConditionSchema.optional(),
+  filterBindings: z.record(z.string(), z.union([z.boolean(), z.string()])).optional(),
+  chartConfig: z
+    .looseObject({
+      type: z.string().optional(),
+      xAxis: z.looseObject({ field: z.string().optional() }).optional(),
+      yAxis: z.union([z.array(z.looseObject({ field: z.string().optional() })), z.looseObject({ field: z.string().optional() })]).optional(),
+      series: z.array(z.looseObject({ name: z.string().optional(), field: z.string().optional() })).optional(),
+    })
+    .optional(),
+  options: z.record(z.string(), z.unknown()).optional(),
+});
+export type WidgetDef = z.infer<typeof WidgetSchema>;
+
+/** A dashboard. Widgets are validated one by one (see buildGraph). */
+export const DashboardShellSchema = z.looseObject({
+  name: SnakeName,
+  label: z.string().optional(),
+  widgets: z.array(z.unknown()),
+  dateRange: z.looseObject({ field: z.string().optional() }).optional(),
+  globalFilters: z
+    .array(
+      z.looseObject({
+        name: z.string().optional(),
+        field: z.string(),
+        object: z.string().optional(),
+        scope: z.string().optional(),
+        targetWidgets: z.array(z.string()).optional(),
+      }),
+    )
+    .optional(),
+});
+export type DashboardDef = z.infer<typeof DashboardShellSchema>;
+
+export const AGGREGATES = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max'] as const;
+export const DERIVED_OPS = ['ratio', 'sum', 'difference', 'product'] as const;
+export const DATE_GRANULARITIES = ['day', 'week', 'month', 'quarter', 'year'] as const;
+
+export const DimensionSchema = z.looseObject({
+  name: LooseName,
+  label: z.string().optional(),
+  field: z.string().min(1),
+  type: z.string().optional(),
+  dateGranularity: z.enum(DATE_GRANULARITIES).optional(),
+});
+export const MeasureSchema = z.looseObject({
+  name: LooseName,
+  label: z.string().optional(),
+  aggregate: z.enum(AGGREGATES).optional(),
+  field: z.string().optional(),
+  filter: FilterConditionSchema.optional(),
+  derived: z.looseObject({ op: z.enum(DERIVED_OPS), of: z.array(z.string()).min(1) }).optional(),
+});
+export type DimensionDef = z.infer<typeof DimensionSchema>;
+export type MeasureDef = z.infer<typeof MeasureSchema>;
+
+/** A dataset (ADR-0021/0071); `source`/`objectName` are aliases of `object`. */
+export const DatasetSchema = z.looseObject({
+  name: SnakeName,
+  label: z.string().optional(),
+  object: z.string().optional(),
+  source: z.string().optional(),
+  objectName: z.string().optional(),
+  include: z.array(z.string()).optional(),
+  filter: FilterConditionSchema.optional(),
+  dimensions: z.array(DimensionSchema).default([]),
+  measures: z.array(MeasureSchema).default([]),
+});
+export type DatasetDef = z.infer<typeof DatasetSchema>;
+
+/** A navigation item; `group` items nest `children` (depth is bounded before parsing). */
+export interface NavItemDef {
+  id?: string | undefined;
+  type: string;
+  label?: string | undefined;
+  objectName?: string | undefined;
+  viewName?: string | undefined;
+  dashboardName?: string | undefined;
+  reportName?: string | undefined;
+  pageName?: string | undefined;
+  children?: NavItemDef[] | undefined;
+  [key: string]: unknown;
+}
+export const NavItemSchema: z.ZodType<NavItemDef> = z.lazy(() =>
+  z.looseObject({
+    id: z.string().optional(),
+    type: z.string(),
+    label: z.string().optional(),
+    objectName: z.string().optional(),
+    viewName: z.string().optional(),
+    dashboardName: z.string().optional(),
+    reportName: z.string().optional(),
+    pageName: z.string().optional(),
+    children: z.array(NavItemSchema).optional(),
+  }),
+);
+
+export const AppSchema = z.looseObject({
+  name: SnakeName,
+  label: z.string().optional(),
+  navigation: z.array(NavItemSchema).optional(),
+  areas: z.array(z.looseObject({ id: z.string().optional(), navigation: z.array(NavItemSchema).optional() })).optional(),
+});
+export type AppDef = z.infer<typeof AppSchema>;
+
+export const SEED_MODES = ['insert', 'update', 'upsert', 'replace', 'ignore'] as const;
+/** A seed; `data`/`rows` alias `records`, `key` aliases `externalId` (normalized by buildGraph). */
+export const SeedSchema = z.looseObject({
+  object: SnakeName,
+  externalId: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
+  mode: z.enum(SEED_MODES).optional(),
+  env: z.array(z.string()).optional(),
+  records: z.array(z.record(z.string(), z.unknown())),
+});
+export type SeedDef = z.infer<typeof SeedSchema>;
+
+/** Reports and pages are only nav targets here: their name is what matters. */
+export const NamedSchema = z.looseObject({ name: z.string().min(1) });

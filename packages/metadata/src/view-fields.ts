@@ -1,0 +1,87 @@
+import { pointer } from './json-pointer.ts';
+import type { FormViewDef, ListViewDef } from './schemas.ts';
+
+/** A field a view mentions, with the place (pointer into the view config) it is mentioned. */
+export interface FieldMention {
+  readonly field: string;
+  readonly path: string;
+  /** What kind of slot mentions it, for messages: "column", "filter", "sort", … */
+  readonly slot: string;
+}
+
+/** Sort entries in the canonical `{field, order}` form; the legacy `"field desc"` string is accepted. */
+export function normalizeSort(sort: ListViewDef['sort']): Array<{ field: string; order: 'asc' | 'desc'; path: string }> {
+  if (sort === undefined) return [];
+  const entries = typeof sort === 'string' ? sort.split(',').map((s) => s.trim()).filter(Boolean) : sort;
+  return entries.map((e, i) => {
+    const path = typeof sort === 'string' ? pointer('sort') : pointer('sort', i, ...(typeof e === 'string' ? [] : ['field']));
+    if (typeof e === 'string') {
+      const [field = '', dir = 'asc'] = e.trim().split(/\s+/);
+      return { field, order: dir.toLowerCase() === 'desc' ? 'desc' : 'asc', path };
+    }
+    const dir = (e.order ?? e.direction ?? 'asc').toLowerCase();
+    return { field: e.field, order: dir === 'desc' ? 'desc' : 'asc', path };
+  });
+}
+
+/** Column field names of a list view, with their pointers. */
+export function listColumns(view: ListViewDef): FieldMention[] {
+  return (view.columns ?? []).map((c, i) =>
+    typeof c === 'string' ? { field: c, path: pointer('columns', i), slot: 'column' } : { field: c.field, path: pointer('columns', i, 'field'), slot: 'column' },
+  );
+}
+
+/** Filter rows of a list view (array form) or the keys of a Mongo-style filter object. */
+export function listFilterFields(view: ListViewDef): FieldMention[] {
+  const f = view.filter;
+  if (f === undefined) return [];
+  if (Array.isArray(f)) return f.map((row, i) => ({ field: row.field, path: pointer('filter', i, 'field'), slot: 'filter' }));
+  return Object.keys(f)
+    .filter((k) => !k.startsWith('$'))
+    .map((k) => ({ field: k, path: pointer('filter', k), slot: 'filter' }));
+}
+
+/** Type-specific blocks and the date/title/group fields each binds. */
+export const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  kanban: ['groupByField', 'summarizeField', 'titleField'],
+  calendar: ['startDateField', 'endDateField', 'titleField', 'colorField'],
+  timeline: ['startDateField', 'endDateField', 'titleField', 'groupByField', 'colorField'],
+  gantt: ['startDateField', 'endDateField', 'titleField', 'progressField', 'dependenciesField'],
+  gallery: ['coverField', 'titleField'],
+  map: ['locationField', 'titleField', 'latitudeField', 'longitudeField'],
+  tree: ['parentField', 'labelField'],
+};
+
+/** Every field a list view names: columns, filter, sort, searchable, grouping and per-type blocks. */
+export function listViewFieldMentions(view: ListViewDef): FieldMention[] {
+  const out: FieldMention[] = [...listColumns(view), ...listFilterFields(view)];
+  for (const s of normalizeSort(view.sort)) out.push({ field: s.field, path: s.path, slot: 'sort' });
+  (view.searchableFields ?? []).forEach((f, i) => out.push({ field: f, path: pointer('searchableFields', i), slot: 'searchable field' }));
+  (view.grouping?.fields ?? []).forEach((g, i) =>
+    out.push(typeof g === 'string' ? { field: g, path: pointer('grouping', 'fields', i), slot: 'grouping' } : { field: g.field, path: pointer('grouping', 'fields', i, 'field'), slot: 'grouping' }),
+  );
+  for (const [block, keys] of Object.entries(BLOCK_FIELDS)) {
+    const b = (view as Record<string, unknown>)[block];
+    if (typeof b !== 'object' || b === null) continue;
+    const rec = b as Record<string, unknown>;
+    for (const k of keys) if (typeof rec[k] === 'string' && rec[k] !== '') out.push({ field: rec[k] as string, path: pointer(block, k), slot: `${block}.${k}` });
+    for (const listKey of ['columns', 'fields', 'visibleFields']) {
+      const arr = rec[listKey];
+      if (Array.isArray(arr)) arr.forEach((f, i) => typeof f === 'string' && out.push({ field: f, path: pointer(block, listKey, i), slot: `${block}.${listKey}` }));
+    }
+  }
+  return out;
+}
+
+/** Every field a form view's sections (or `groups`) name. */
+export function formViewFieldMentions(view: FormViewDef): FieldMention[] {
+  const key = view.sections ? 'sections' : 'groups';
+  const sections = view.sections ?? view.groups ?? [];
+  const out: FieldMention[] = [];
+  sections.forEach((s, si) =>
+    (s.fields ?? []).forEach((f, fi) =>
+      out.push(typeof f === 'string' ? { field: f, path: pointer(key, si, 'fields', fi), slot: 'form field' } : { field: f.field, path: pointer(key, si, 'fields', fi, 'field'), slot: 'form field' }),
+    ),
+  );
+  return out;
+}
