@@ -1,0 +1,32 @@
+import { clearWinner, didYouMean } from '@bvl/metadata';
+import type { JsonPatchOp } from '@bvl/build-issue';
+
+const MAX_LISTED = 12;
+
+/** "a, b, c" — or "a, b, … and 14 more" — or "none", for "(it has: …)" clauses. */
+export function listing(names: Iterable<string>): string {
+  const all = [...names];
+  if (all.length === 0) return 'none';
+  const shown = all.slice(0, MAX_LISTED).join(', ');
+  return all.length > MAX_LISTED ? `${shown}, … and ${all.length - MAX_LISTED} more` : shown;
+}
+
+/** Quotes a possibly huge or hostile name for a message. */
+export function q(name: unknown): string {
+  const s = typeof name === 'string' ? name : JSON.stringify(name) ?? String(name);
+  return JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}…` : s);
+}
+
+/** Suggestions and, when exactly one candidate is clearly right, a `replace` patch at `path`. */
+export function suggest(name: string, candidates: Iterable<string>, path: string | undefined): { suggestions?: string[]; patch?: JsonPatchOp[] } {
+  const list = [...candidates];
+  const suggestions = didYouMean(name, list);
+  if (suggestions.length === 0) return {};
+  const winner = path !== undefined ? clearWinner(name, list) : undefined;
+  return winner !== undefined ? { suggestions, patch: [{ op: 'replace', path: path!, value: winner }] } : { suggestions };
+}
+
+/** " Did you mean "x"?" or "". */
+export function didYouMeanText(suggestions: readonly string[] | undefined): string {
+  return suggestions?.length ? ` Did you mean ${suggestions.map((s) => q(s)).join(' or ')}?` : '';
+}

@@ -1,0 +1,53 @@
+import { pointer } from '@bvl/metadata';
+import { defineRule, type Finding } from '../define-rule.ts';
+import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+
+/**
+ * A chart axis or series that names something the widget does not select: xAxis must be one of
+ * the widget's dimensions, yAxis/series one of its values. The series renders empty otherwise.
+ */
+export default defineRule({
+  meta: { name: 'chart-fields-selected', codes: ['chart_field_unknown'], docs: "chartConfig axes and series name the widget's selected dimensions and measures." },
+  *check(graph) {
+    for (const d of graph.dashboards.values()) {
+      if (d.invalid) continue;
+      for (const w of d.widgets) {
+        const cc = w.def.chartConfig;
+        if (!cc) continue;
+        const ds = w.def.dataset !== undefined ? graph.datasets.get(w.def.dataset) : undefined;
+        if (!ds || ds.invalid) continue;
+        const dims = w.def.dimensions ?? [];
+        const vals = w.def.values ?? [];
+        const base = { artifact: { type: 'dashboard', name: d.name }, ref: { type: 'dashboard', name: d.name, member: w.id } };
+        const finding = (name: string, path: string, axis: string, selected: string[], kind: 'dimension' | 'measure'): Finding => {
+          const s = suggest(name, selected, path);
+          const declared = kind === 'dimension' ? ds.dimensions.has(name) : ds.measures.has(name);
+          const why = declared
+            ? `${kind} ${q(name)} is declared by dataset ${q(ds.name)} but not selected in the widget's ${kind === 'dimension' ? 'dimensions' : 'values'}`
+            : `it is not a selected ${kind} (selected: ${listing(selected)})`;
+          return {
+            code: 'chart_field_unknown',
+            ...base,
+            message: `Widget ${q(w.id)} of dashboard ${q(d.name)} plots ${q(name)} on its ${axis}, but ${why}; the series renders empty.${didYouMeanText(s.suggestions)}`,
+            fix: declared ? `Add ${q(name)} to the widget's ${kind === 'dimension' ? 'dimensions' : 'values'}.` : `Point the ${axis} at one of: ${listing(selected)}.`,
+            path,
+            ...s,
+          };
+        };
+        const x = cc.xAxis?.field;
+        if (x !== undefined && !dims.includes(x)) yield finding(x, pointer('widgets', w.index, 'chartConfig', 'xAxis', 'field'), 'x axis', dims, 'dimension');
+        const ys = cc.yAxis === undefined ? [] : Array.isArray(cc.yAxis) ? cc.yAxis : [cc.yAxis];
+        for (const [i, y] of ys.entries()) {
+          if (y.field === undefined || vals.includes(y.field)) continue;
+          const path = Array.isArray(cc.yAxis) ? pointer('widgets', w.index, 'chartConfig', 'yAxis', i, 'field') : pointer('widgets', w.index, 'chartConfig', 'yAxis', 'field');
+          yield finding(y.field, path, 'y axis', vals, 'measure');
+        }
+        for (const [i, s] of (cc.series ?? []).entries()) {
+          const name = s.field ?? s.name;
+          if (name === undefined || vals.includes(name)) continue;
+          yield finding(name, pointer('widgets', w.index, 'chartConfig', 'series', i, s.field !== undefined ? 'field' : 'name'), 'series', vals, 'measure');
+        }
+      }
+    }
+  },
+});

@@ -1,0 +1,49 @@
+import { allFieldNames, pointer, resolveField } from '@bvl/metadata';
+import { defineRule } from '../define-rule.ts';
+import { listing, q, suggest } from '../describe-names.ts';
+
+/** Field types a kanban can group by (computeViewReferenceDiagnostics, with radio and multiselect spelled as FieldType does). */
+export const GROUPABLE_TYPES: ReadonlySet<string> = new Set(['select', 'multiselect', 'radio', 'boolean', 'lookup', 'master_detail', 'user']);
+
+/** A kanban block whose groupByField is missing, unknown, or not a groupable type. */
+export default defineRule({
+  meta: { name: 'kanban-group-field-valid', codes: ['kanban_group_field_invalid'], docs: 'A kanban groupByField names a select-like, boolean or relation field of the object.' },
+  *check(graph) {
+    for (const v of graph.views.values()) {
+      if (v.invalid || !v.list || v.object === undefined) continue;
+      const block = v.list.kanban;
+      if (block === undefined) continue;
+      const obj = graph.objects.get(v.object);
+      if (!obj || obj.invalid) continue;
+      const groupable = allFieldNames(obj).filter((n) => GROUPABLE_TYPES.has(resolveField(obj, n)?.def.type ?? ''));
+      const artifact = { type: 'view', name: v.name };
+      const g = (block as Record<string, unknown>).groupByField;
+      if (typeof g !== 'string' || g === '') {
+        yield {
+          code: 'kanban_group_field_invalid',
+          artifact,
+          message: `The kanban block of view ${q(v.name)} has no groupByField, so the board has no columns (groupable fields of ${q(obj.name)}: ${listing(groupable)}).`,
+          fix: `Set kanban.groupByField to a select, boolean or lookup field of ${q(obj.name)}${groupable[0] ? `, e.g. ${q(groupable[0])}` : ''}.`,
+          path: pointer('kanban'),
+          ...(groupable.length === 1 ? { suggestions: groupable, patch: [{ op: 'add' as const, path: pointer('kanban', 'groupByField'), value: groupable[0] }] } : groupable.length ? { suggestions: groupable.slice(0, 3) } : {}),
+        };
+        continue;
+      }
+      const path = pointer('kanban', 'groupByField');
+      const field = resolveField(obj, g);
+      if (field && (field.invalid || GROUPABLE_TYPES.has(field.def.type))) continue;
+      const s = suggest(g, groupable, path);
+      yield {
+        code: 'kanban_group_field_invalid',
+        artifact,
+        ref: { type: 'object', name: obj.name, member: g },
+        message: field
+          ? `View ${q(v.name)} groups its kanban by ${q(g)}, a ${field.def.type} field; a board can only group by select, multiselect, radio, boolean, lookup, master_detail or user fields (groupable: ${listing(groupable)}).`
+          : `View ${q(v.name)} groups its kanban by ${q(g)}, which object ${q(obj.name)} does not have (groupable fields: ${listing(groupable)}).`,
+        fix: `Set kanban.groupByField to one of: ${listing(groupable)}.`,
+        path,
+        ...s,
+      };
+    }
+  },
+});

@@ -1,0 +1,38 @@
+import { allFieldNames, pointer, resolveField } from '@bvl/metadata';
+import { defineRule } from '../define-rule.ts';
+import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+
+/** A seed record key that is no field of the object: the value is silently dropped. One issue per key, not per record. */
+export default defineRule({
+  meta: { name: 'seed-fields-exist', codes: ['unknown_field'], docs: "Every seed record key is a field of the seed's object." },
+  *check(graph) {
+    for (const seed of graph.seeds.values()) {
+      if (seed.invalid) continue;
+      const obj = graph.objects.get(seed.object);
+      if (!obj || obj.invalid) continue;
+      const firstAt = new Map<string, number>();
+      const count = new Map<string, number>();
+      seed.def.records.forEach((rec, i) => {
+        for (const key of Object.keys(rec)) {
+          if (resolveField(obj, key)) continue;
+          if (!firstAt.has(key)) firstAt.set(key, i);
+          count.set(key, (count.get(key) ?? 0) + 1);
+        }
+      });
+      const candidates = allFieldNames(obj);
+      for (const [key, i] of firstAt) {
+        const n = count.get(key) ?? 1;
+        const s = suggest(key, candidates, undefined);
+        yield {
+          code: 'unknown_field',
+          artifact: { type: 'seed', name: seed.name },
+          ref: { type: 'object', name: obj.name, member: key },
+          message: `Seed ${q(seed.name)} sets ${q(key)} in ${n} record(s) (first: record ${i}), but object ${q(obj.name)} has no such field (it has: ${listing(candidates)}); the values are dropped.${didYouMeanText(s.suggestions)}`,
+          fix: s.suggestions?.length ? `Rename key ${q(key)} to ${q(s.suggestions[0])} in the seed's records, or add field ${q(key)} to ${q(obj.name)}.` : `Add field ${q(key)} to object ${q(obj.name)}, or remove it from the seed's records.`,
+          path: pointer('records', i, key),
+          ...(s.suggestions ? { suggestions: s.suggestions } : {}),
+        };
+      }
+    }
+  },
+});

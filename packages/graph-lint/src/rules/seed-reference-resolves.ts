@@ -1,0 +1,75 @@
+import { type Graph, RELATION_TYPES, pointer, referenceOf, resolveField } from '@bvl/metadata';
+import { defineRule } from '../define-rule.ts';
+import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+
+const isCel = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && 'dialect' in v;
+
+/** Natural keys of an object's seeded records: the target seed's externalId (single), else `name`, plus explicit ids. */
+function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Set<string>; by: string } | null>): { keys: Set<string>; by: string } | null {
+  const hit = cache.get(object);
+  if (hit !== undefined) return hit;
+  const seeds = (graph.seedsByObject.get(object) ?? []).filter((s) => !s.invalid);
+  if (seeds.length === 0) {
+    cache.set(object, null);
+    return null;
+  }
+  const keys = new Set<string>();
+  const by = new Set<string>();
+  for (const s of seeds) {
+    const field = s.externalId.length === 1 ? s.externalId[0]! : 'name';
+    by.add(field);
+    for (const r of s.def.records) {
+      const v = r[field];
+      if (typeof v === 'string' || typeof v === 'number') keys.add(String(v));
+      if (typeof r.id === 'string' || typeof r.id === 'number') keys.add(String(r.id));
+    }
+  }
+  const result = { keys, by: [...by].join('/') };
+  cache.set(object, result);
+  return result;
+}
+
+/**
+ * A seed lookup value that matches no record's natural key in the target object's seed (drafts ⊕
+ * published). Targets with no seed are not judged: their rows come from elsewhere. `{externalId: …}`
+ * wrapper objects never resolve (commit 86bda82).
+ */
+export default defineRule({
+  meta: { name: 'seed-reference-resolves', codes: ['unresolved_seed_reference'], docs: "Seed lookup values match a natural key of the target object's seeded records." },
+  *check(graph) {
+    const cache = new Map<string, { keys: Set<string>; by: string } | null>();
+    for (const seed of graph.seeds.values()) {
+      if (seed.invalid) continue;
+      const obj = graph.objects.get(seed.object);
+      if (!obj || obj.invalid) continue;
+      for (const [i, rec] of seed.def.records.entries()) {
+        for (const [key, value] of Object.entries(rec)) {
+          if (value === null || value === undefined || isCel(value)) continue;
+          const field = resolveField(obj, key);
+          if (!field || field.invalid || !RELATION_TYPES.has(field.def.type)) continue;
+          const target = referenceOf(field.def);
+          if (!target) continue;
+          const nk = naturalKeys(graph, target, cache);
+          if (!nk) continue;
+          const values = Array.isArray(value) ? value.map((v, j) => [v, pointer('records', i, key, j)] as const) : [[value, pointer('records', i, key)] as const];
+          for (const [v, path] of values) {
+            if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) continue;
+            const wrapped = typeof v === 'object' && v !== null;
+            const s = typeof v === 'string' ? suggest(v, nk.keys, path) : {};
+            yield {
+              code: 'unresolved_seed_reference',
+              artifact: { type: 'seed', name: seed.name },
+              ref: { type: 'object', name: target, member: key },
+              message: wrapped
+                ? `Seed ${q(seed.name)} record ${i} sets lookup ${q(key)} to an object (${JSON.stringify(v).slice(0, 60)}); lookup values must be the target record's natural-key string, so this never resolves.`
+                : `Seed ${q(seed.name)} record ${i} sets lookup ${q(key)} to ${q(v)}, which matches no ${q(target)} record by its natural key ${q(nk.by)} (seeded keys: ${listing(nk.keys)}).${didYouMeanText(s.suggestions)}`,
+              fix: wrapped ? `Write the target's ${q(nk.by)} value as a plain string.` : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
+              path,
+              ...s,
+            };
+          }
+        }
+      }
+    }
+  },
+});

@@ -1,0 +1,43 @@
+import { optionValues, pointer, resolveField } from '@bvl/metadata';
+import { defineRule } from '../define-rule.ts';
+import { didYouMeanText, listing, q } from '../describe-names.ts';
+
+const CHOICE_TYPES = new Set(['select', 'multiselect', 'radio', 'checkboxes']);
+
+/** A seed value for a select-like field that is not one of its option values: the server rejects the row. */
+export default defineRule({
+  meta: { name: 'seed-value-in-options', codes: ['seed_value_not_in_options'], docs: "Seed values of select-like fields are among the field's option values." },
+  *check(graph) {
+    for (const seed of graph.seeds.values()) {
+      if (seed.invalid) continue;
+      const obj = graph.objects.get(seed.object);
+      if (!obj || obj.invalid) continue;
+      for (const [i, rec] of seed.def.records.entries()) {
+        for (const [key, value] of Object.entries(rec)) {
+          const field = resolveField(obj, key);
+          if (!field || field.invalid || !CHOICE_TYPES.has(field.def.type)) continue;
+          const allowed = optionValues(field.def);
+          if (!allowed || allowed.length === 0) continue;
+          const labels = new Map<string, string>();
+          for (const o of field.def.options ?? []) if (typeof o === 'object' && o.label) labels.set(o.label.toLowerCase(), String(o.value));
+          const values = Array.isArray(value) ? value.map((v, j) => [v, pointer('records', i, key, j)] as const) : [[value, pointer('records', i, key)] as const];
+          for (const [v, path] of values) {
+            if (v === null || v === undefined || (typeof v === 'object' && 'dialect' in v)) continue;
+            const s = String(v);
+            if (allowed.includes(s)) continue;
+            const fixValue = labels.get(s.toLowerCase()) ?? allowed.find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
+            yield {
+              code: 'seed_value_not_in_options',
+              artifact: { type: 'seed', name: seed.name },
+              ref: { type: 'object', name: obj.name, member: key },
+              message: `Seed ${q(seed.name)} record ${i} sets ${field.def.type} field ${q(key)} to ${q(s)}, which is not one of its option values (${listing(allowed)}); the row is rejected.${didYouMeanText(fixValue ? [fixValue] : undefined)}`,
+              fix: fixValue ? `Use the option value ${q(fixValue)} (values, not labels).` : `Use one of ${listing(allowed)}, or add option ${q(s)} to field ${q(key)} of ${q(obj.name)}.`,
+              path,
+              ...(fixValue ? { suggestions: [fixValue], patch: [{ op: 'replace' as const, path, value: fixValue }] } : {}),
+            };
+          }
+        }
+      }
+    }
+  },
+});

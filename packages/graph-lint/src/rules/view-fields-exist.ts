@@ -1,0 +1,38 @@
+import { formViewFieldMentions, listViewFieldMentions, pointer } from '@bvl/metadata';
+import { checkField } from '../check-field.ts';
+import { defineRule } from '../define-rule.ts';
+import { q } from '../describe-names.ts';
+
+/**
+ * Every field a view names exists on its object: list columns, filter, sort (#9257),
+ * searchableFields (#4830), grouping, userFilters, per-type blocks (calendar/timeline/gantt/…
+ * date and title fields), and form section fields (#2578). The kanban group field has its own rule.
+ */
+export default defineRule({
+  meta: { name: 'view-fields-exist', codes: ['unknown_field'], docs: "Every field a view names exists on the view's object." },
+  *check(graph) {
+    for (const v of graph.views.values()) {
+      if (v.invalid || v.object === undefined) continue;
+      const obj = graph.objects.get(v.object);
+      if (!obj) continue;
+      const mentions = v.list ? listViewFieldMentions(v.list).filter((m) => m.slot !== 'kanban.groupByField') : v.form ? formViewFieldMentions(v.form) : [];
+      if (v.list) {
+        const uf = (v.list as Record<string, unknown>).userFilters;
+        const fields = typeof uf === 'object' && uf !== null ? (uf as { fields?: unknown }).fields : undefined;
+        if (Array.isArray(fields)) {
+          fields.forEach((f, i) => {
+            const name = typeof f === 'string' ? f : typeof f === 'object' && f !== null && typeof (f as { field?: unknown }).field === 'string' ? (f as { field: string }).field : undefined;
+            if (name !== undefined) mentions.push({ field: name, path: pointer('userFilters', 'fields', i, ...(typeof f === 'string' ? [] : ['field'])), slot: 'user filter' });
+          });
+        }
+      }
+      const seen = new Set<string>();
+      for (const m of mentions) {
+        if (seen.has(m.path)) continue;
+        seen.add(m.path);
+        const f = checkField(graph, obj, m.field, { artifact: { type: 'view', name: v.name }, subject: `View ${q(v.name)}`, slot: m.slot, path: m.path });
+        if (f) yield f;
+      }
+    }
+  },
+});

@@ -1,0 +1,42 @@
+import { pointer } from '@bvl/metadata';
+import { defineRule } from '../define-rule.ts';
+import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+
+/** ADR-0038 incident #1: a widget bound to a dataset that does not exist, or to none. */
+export default defineRule({
+  meta: { name: 'widget-dataset-exists', codes: ['dangling_dataset'], docs: 'Every dashboard widget names a dataset that exists.' },
+  *check(graph) {
+    const names = [...graph.datasets.keys()];
+    for (const d of graph.dashboards.values()) {
+      if (d.invalid) continue;
+      for (const w of d.widgets) {
+        const artifact = { type: 'dashboard', name: d.name };
+        const ref = { type: 'dashboard', name: d.name, member: w.id };
+        if (w.def.dataset === undefined || w.def.dataset === '') {
+          yield {
+            code: 'dangling_dataset',
+            artifact,
+            ref,
+            message: `Widget ${q(w.id)} of dashboard ${q(d.name)} has no dataset, so it renders empty (datasets here: ${listing(names)}).`,
+            fix: `Set "dataset" on widget ${q(w.id)} to the dataset whose measures it shows.`,
+            path: pointer('widgets', w.index),
+            ...(names.length === 1 ? { suggestions: names, patch: [{ op: 'add' as const, path: pointer('widgets', w.index, 'dataset'), value: names[0] }] } : {}),
+          };
+          continue;
+        }
+        if (graph.datasets.has(w.def.dataset)) continue;
+        const path = pointer('widgets', w.index, 'dataset');
+        const s = suggest(w.def.dataset, names, path);
+        yield {
+          code: 'dangling_dataset',
+          artifact,
+          ref,
+          message: `Widget ${q(w.id)} of dashboard ${q(d.name)} is bound to dataset ${q(w.def.dataset)}, which does not exist (datasets: ${listing(names)}).${didYouMeanText(s.suggestions)}`,
+          fix: s.suggestions?.length ? `Bind widget ${q(w.id)} to dataset ${q(s.suggestions[0])}, or create dataset ${q(w.def.dataset)}.` : `Create dataset ${q(w.def.dataset)} with the measures widget ${q(w.id)} uses, or bind the widget to an existing dataset.`,
+          path,
+          ...s,
+        };
+      }
+    }
+  },
+});

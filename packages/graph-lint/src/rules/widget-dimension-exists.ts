@@ -1,0 +1,32 @@
+import { pointer } from '@bvl/metadata';
+import { defineRule } from '../define-rule.ts';
+import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+
+/** A widget `dimensions[]` entry that names no dimension of its dataset (#1721). */
+export default defineRule({
+  meta: { name: 'widget-dimension-exists', codes: ['unknown_dimension'], docs: "Every widget dimensions[] entry is a dimension of the widget's dataset." },
+  *check(graph) {
+    for (const d of graph.dashboards.values()) {
+      if (d.invalid) continue;
+      for (const w of d.widgets) {
+        const ds = w.def.dataset !== undefined ? graph.datasets.get(w.def.dataset) : undefined;
+        if (!ds || ds.invalid) continue;
+        const dims = [...ds.dimensions.keys()];
+        for (const [i, dim] of (w.def.dimensions ?? []).entries()) {
+          if (ds.dimensions.has(dim)) continue;
+          const path = pointer('widgets', w.index, 'dimensions', i);
+          const s = suggest(dim, dims, path);
+          yield {
+            code: 'unknown_dimension',
+            artifact: { type: 'dashboard', name: d.name },
+            ref: { type: 'dashboard', name: d.name, member: w.id },
+            message: `Widget ${q(w.id)} of dashboard ${q(d.name)} groups by dimension ${q(dim)}, which dataset ${q(ds.name)} does not declare (it has: ${listing(dims)}).${didYouMeanText(s.suggestions)}`,
+            fix: s.suggestions?.length ? `Use dimension ${q(s.suggestions[0])}, or add dimension ${q(dim)} to dataset ${q(ds.name)}.` : `Add dimension ${q(dim)} to dataset ${q(ds.name)}, or use one of its dimensions.`,
+            path,
+            ...s,
+          };
+        }
+      }
+    }
+  },
+});
