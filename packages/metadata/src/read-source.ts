@@ -15,8 +15,8 @@ export class SourceError extends Error {
  * Reads a stack JSON file or a per-artifact folder. Throws {@link SourceError} only when the
  * source as a whole cannot be read; bad artifacts inside it become issues.
  */
-export async function readSource(path: string, options: { readonly draft?: boolean } = {}): Promise<ArtifactSet> {
-  const abs = resolve(path);
+export async function readSource(path: string, options: { readonly draft?: boolean; readonly cwd?: string } = {}): Promise<ArtifactSet> {
+  const abs = resolve(options.cwd ?? '.', path);
   let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(abs);

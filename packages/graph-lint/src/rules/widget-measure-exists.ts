@@ -1,6 +1,22 @@
 import { pointer } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
+import type { JsonPatchOp } from '@bvl/build-issue';
+import type { MeasureDef } from '@bvl/metadata';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+
+/**
+ * Agents most often write the base field's name where a measure name belongs (`amount` for
+ * `total_amount`). Measures aggregating that very field rank first; one unfiltered such measure
+ * is clearly right and earns a patch. Otherwise fall back to name similarity.
+ */
+export function measureSuggestions(value: string, defs: readonly MeasureDef[], names: string[], path: string): { suggestions?: string[]; patch?: JsonPatchOp[] } {
+  const onField = defs.filter((m) => m.field === value && !m.derived);
+  const similar = suggest(value, names, path);
+  if (onField.length === 0) return similar;
+  const unfiltered = onField.filter((m) => m.filter === undefined);
+  const ranked = [...new Set([...unfiltered, ...onField].map((m) => m.name).concat(similar.suggestions ?? []))].slice(0, 3);
+  return unfiltered.length === 1 ? { suggestions: ranked, patch: [{ op: 'replace', path, value: unfiltered[0]!.name }] } : { suggestions: ranked };
+}
 
 /** ADR-0038 incident #2: a widget `values[]` entry that names no measure of its dataset. */
 export default defineRule({
@@ -15,7 +31,7 @@ export default defineRule({
         for (const [i, value] of (w.def.values ?? []).entries()) {
           if (ds.measures.has(value)) continue;
           const path = pointer('widgets', w.index, 'values', i);
-          const s = suggest(value, measures, path);
+          const s = measureSuggestions(value, ds.def.measures, measures, path);
           yield {
             code: 'unknown_measure',
             artifact: { type: 'dashboard', name: d.name },

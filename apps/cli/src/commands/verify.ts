@@ -1,0 +1,39 @@
+import { formatPretty, formatSarif } from '@bvl/build-issue';
+import { readSource } from '@bvl/metadata';
+import { type CliIo, EXIT } from '../cli-io.ts';
+import { UsageError, parseCommandArgs, parseFormat } from '../parse-args.ts';
+import { STATIC_LAYERS, type StaticLayer, verifyStatic } from '../verify-static.ts';
+
+/** Usage text of `bvl verify`. */
+export const VERIFY_USAGE = `usage: bvl verify <stack.json | folder> [--drafts <stack.json | folder>] [--format pretty|json|sarif] [--layers graph,render]`;
+
+function parseLayers(value: string | undefined): Set<StaticLayer> {
+  if (value === undefined) return new Set(STATIC_LAYERS);
+  const layers = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const l of layers) if (!(STATIC_LAYERS as readonly string[]).includes(l)) throw new UsageError(`--layers takes ${STATIC_LAYERS.join(',')} (got ${JSON.stringify(l)})`);
+  if (layers.length === 0) throw new UsageError('--layers needs at least one layer');
+  return new Set(layers as StaticLayer[]);
+}
+
+/** `bvl verify`: L1 + L2 over published ⊕ drafts. Exit 0 clean, 1 errors found, 2 could not run. */
+export async function verifyCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    drafts: { type: 'string' },
+    format: { type: 'string' },
+    layers: { type: 'string' },
+  });
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? `missing the stack to verify\n${VERIFY_USAGE}` : `expected one stack, got ${positionals.length}\n${VERIFY_USAGE}`);
+  const format = parseFormat(values.format);
+  const layers = parseLayers(values.layers);
+  const published = await readSource(positionals[0]!, { cwd: io.cwd });
+  const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
+  const { graph, issues, checked } = verifyStatic(published, drafts, layers);
+  const ok = !issues.some((i) => i.severity === 'error');
+  if (format === 'json') io.stdout(`${JSON.stringify({ ok, issues, checked }, null, 2)}\n`);
+  else if (format === 'sarif') io.stdout(`${JSON.stringify(formatSarif(issues, { locate: (a) => graph.sourceOf(a.type, a.name)?.file }), null, 2)}\n`);
+  else {
+    const counts = Object.entries(checked).map(([k, v]) => `${v} ${k}`).join(', ');
+    io.stdout(`${formatPretty(issues, { color: io.isTty })}checked: ${counts}\n`);
+  }
+  return ok ? EXIT.clean : EXIT.errors;
+}
