@@ -1,17 +1,23 @@
-/** Levenshtein distance, bounded: returns `limit + 1` as soon as the distance must exceed `limit`. */
+/**
+ * Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, so `titel` is one
+ * edit from `title`), bounded: returns `limit + 1` as soon as the distance must exceed `limit`.
+ */
 export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFINITY): number {
   if (a === b) return 0;
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let prev2: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2]! + 1);
       cur.push(v);
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > limit) return limit + 1;
+    prev2 = prev;
     prev = cur;
   }
   return prev[b.length]!;
