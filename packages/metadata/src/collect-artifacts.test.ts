@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { collectFolder, collectStack, jsonDepth } from './collect-artifacts.ts';
+
+const names = (doc: unknown) => collectStack(doc).artifacts.map((a) => `${a.type}/${a.name}`);
+
+describe('collectStack', () => {
+  it('expands a container: listViews first, then the default list as <object>.default, then forms', () => {
+    const set = collectStack({
+      views: [{ list: { type: 'grid', data: { object: 'o' }, columns: [] }, listViews: { board: { type: 'kanban', data: { object: 'o' } } }, formViews: { edit: { type: 'simple' } }, form: { type: 'simple' } }],
+    });
+    expect(set.artifacts.map((a) => [a.name, a.viewKind, a.source.pointer])).toEqual([
+      ['o.board', 'list', '/views/0/listViews/board'],
+      ['o.default', 'list', '/views/0/list'],
+      ['o.edit', 'form', '/views/0/formViews/edit'],
+      ['o.form', 'form', '/views/0/form'],
+    ]);
+    expect(set.problems).toEqual([]);
+  });
+
+  it('renames a key colliding with the default list to <key>_2, as ObjectStack does', () => {
+    expect(names({ views: [{ list: { data: { object: 'o' } }, formViews: { default: { type: 'simple' } } }] })).toEqual(['view/o.default', 'view/o.default_2']);
+  });
+
+  it('reads all four stored view shapes', () => {
+    expect(
+      names({
+        views: [
+          { list: { data: { object: 'a' } } },
+          { name: 'b.mine', object: 'b', viewKind: 'list', config: { type: 'grid' } },
+          { name: 'c.inline', object: 'c', viewKind: 'list', type: 'grid', columns: [] },
+          { name: 'flat', object: 'd', viewKind: 'form', sections: [] },
+        ],
+      }),
+    ).toEqual(['view/a.default', 'view/b.mine', 'view/c.inline', 'view/d.flat']);
+  });
+
+  it('refuses a flat list view written where a container goes (defect #20)', () => {
+    const set = collectStack({ views: [{ type: 'grid', data: { object: 'o' }, columns: [] }] });
+    expect(set.artifacts).toEqual([]);
+    expect(set.problems.map((p) => [p.code, p.name])).toEqual([['invalid_artifact', 'o.default']]);
+  });
+
+  it('numbers a second seed of the same object and reports duplicate names', () => {
+    const set = collectStack({ data: [{ object: 's', records: [] }, { object: 's', records: [] }], objects: [{ name: 'x' }, { name: 'x' }] });
+    expect(set.artifacts.map((a) => `${a.type}/${a.name}`)).toEqual(['object/x', 'seed/s', 'seed/s#2']);
+    expect(set.problems.map((p) => [p.code, p.type, p.name])).toEqual([['duplicate_artifact', 'object', 'x']]);
+  });
+
+  it('turns non-object bodies, non-array keys and hostile depth into problems, never throws', () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    const set = collectStack({ objects: [42, null, 'x', { name: 'ok' }], views: 'nope', dashboards: [{ name: 'd', widgets: [deep] }] });
+    expect(set.artifacts.map((a) => a.name)).toEqual(['ok']);
+    expect(set.problems.map((p) => p.code)).toEqual(['invalid_artifact', 'invalid_artifact', 'invalid_artifact', 'invalid_artifact', 'invalid_artifact']);
+    expect(collectStack([1, 2]).problems[0]!.message).toContain('not a JSON object');
+  });
+
+  it('accepts the record form { name: body }', () => {
+    expect(names({ objects: { a: { fields: {} } } })).toEqual(['object/a']);
+  });
+});
+
+describe('collectFolder', () => {
+  it('reads per-artifact files; a file that is not JSON is an invalid_artifact and the rest still loads', () => {
+    const set = collectFolder(
+      [
+        { path: 'objects/a.json', text: '{"name":"a","fields":{}}' },
+        { path: 'objects/b.json', text: '{"name": "b",' },
+        { path: 'seeds/a.json', text: '[{"object":"a","records":[]},{"object":"a","records":[]}]' },
+        { path: 'notes/readme.json', text: '{}' },
+      ],
+      { root: 'app' },
+    );
+    expect(set.artifacts.map((a) => [a.name, a.source.file, a.source.pointer])).toEqual([
+      ['a', 'app/objects/a.json', ''],
+      ['a', 'app/seeds/a.json', '/0'],
+      ['a#2', 'app/seeds/a.json', '/1'],
+    ]);
+    expect(set.problems.map((p) => [p.code, p.type, p.name, p.source.file])).toEqual([['invalid_artifact', 'object', 'b', 'app/objects/b.json']]);
+  });
+});
+
+describe('jsonDepth', () => {
+  it('is iterative and capped', () => {
+    let v: unknown = 1;
+    for (let i = 0; i < 100_000; i++) v = [v];
+    expect(jsonDepth(v, 10)).toBe(11);
+    expect(jsonDepth({ a: [{ b: 1 }] })).toBe(3);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { collectStack } from './collect-artifacts.ts';
+import { allFieldNames, buildGraph, resolveField } from './graph.ts';
+
+const base = {
+  objects: [{ name: 'o', fields: { title: { type: 'text' }, status: { type: 'select', options: [{ label: 'A', value: 'a' }] } } }],
+  views: [{ list: { type: 'grid', data: { object: 'o' }, columns: ['title'] } }],
+  datasets: [{ name: 'd', object: 'o', dimensions: [], measures: [{ name: 'n', aggregate: 'count' }] }],
+};
+
+describe('buildGraph: the draft overlay', () => {
+  it('replaces the published artifact of the same type+name and adds draft-only artifacts', () => {
+    const drafts = collectStack({ datasets: [{ name: 'd', object: 'o', dimensions: [], measures: [{ name: 'm', aggregate: 'count' }] }, { name: 'e', object: 'o', dimensions: [], measures: [] }] }, { draft: true });
+    const { graph, issues } = buildGraph(collectStack(base), drafts);
+    expect(issues).toEqual([]);
+    expect([...graph.datasets.get('d')!.measures.keys()]).toEqual(['m']);
+    expect(graph.datasets.get('d')!.draft).toBe(true);
+    expect(graph.datasets.get('e')!.draft).toBe(true);
+    expect(graph.objects.get('o')!.draft).toBe(false);
+  });
+
+  it('a draft view item replaces one view of a published container, leaving its siblings', () => {
+    const drafts = collectStack({ views: [{ name: 'o.default', object: 'o', viewKind: 'list', config: { type: 'list', columns: [] } }] }, { draft: true });
+    const { graph } = buildGraph(collectStack(base), drafts);
+    expect(graph.views.get('o.default')!.list!.type).toBe('list');
+    expect(graph.viewsByObject.get('o')!.get('default')!.draft).toBe(true);
+  });
+
+  it('does not report a published artifact problem once a draft replaces it', () => {
+    const bad = collectStack({ objects: [{ name: 'o' }, { name: 'o' }] });
+    expect(buildGraph(bad).issues.map((i) => i.code)).toEqual(['duplicate_artifact']);
+    expect(buildGraph(bad, collectStack({ objects: [{ name: 'o' }] }, { draft: true })).issues).toEqual([]);
+  });
+});
+
+describe('buildGraph: schemas', () => {
+  it('one bad field spoils only itself; the object and its other fields stay usable', () => {
+    const { graph, issues } = buildGraph(collectStack({ objects: [{ name: 'o', fields: { a: { type: 'string' }, b: { type: 'text' }, 'Bad Name': { type: 'text' } } }] }));
+    expect(issues.map((i) => [i.code, i.path, i.ref?.member])).toEqual([
+      ['invalid_artifact', '/fields/a/type', 'a'],
+      ['invalid_artifact', '/fields/Bad Name', 'Bad Name'],
+    ]);
+    const o = graph.objects.get('o')!;
+    expect(o.invalid).toBe(false);
+    expect(resolveField(o, 'a')!.invalid).toBe(true);
+    expect(resolveField(o, 'b')!.def.type).toBe('text');
+  });
+
+  it('refuses hostile object names before anything else sees them', () => {
+    const { graph, issues } = buildGraph(collectStack({ objects: [{ name: 'x"; DROP TABLE t; --', fields: {} }, { name: 'a'.repeat(10_000) }] }));
+    expect(issues.map((i) => i.code)).toEqual(['invalid_artifact', 'invalid_artifact']);
+    expect(issues[0]!.message).toContain('snake_case');
+    expect(issues[1]!.message).toContain('63');
+    expect([...graph.objects.values()].filter((o) => !o.platform).every((o) => o.invalid)).toBe(true);
+  });
+
+  it('an invalid widget is reported as a member of its dashboard; the other widgets stay', () => {
+    const { graph, issues } = buildGraph(collectStack({ dashboards: [{ name: 'd', widgets: [{ id: 'ok', dataset: 'd', values: ['n'] }, { id: 'bad', values: 'n' }, { id: 'ok', values: [] }] }] }));
+    expect(issues.map((i) => [i.code, i.ref?.member, i.path])).toEqual([
+      ['invalid_artifact', 'bad', '/widgets/1/values'],
+      ['duplicate_artifact', 'ok', '/widgets/2/id'],
+    ]);
+    expect(graph.dashboards.get('d')!.widgets.map((w) => w.id)).toEqual(['ok']);
+  });
+
+  it('resolves system fields, honouring ownerless objects, and knows the platform objects', () => {
+    const { graph } = buildGraph(collectStack({ objects: [{ name: 'a', fields: {} }, { name: 'b', ownership: 'org', fields: {} }] }));
+    expect(resolveField(graph.objects.get('a')!, 'owner_id')?.system).toBe(true);
+    expect(resolveField(graph.objects.get('b')!, 'owner_id')).toBeUndefined();
+    expect(resolveField(graph.objects.get('b')!, 'created_at')?.def.type).toBe('datetime');
+    expect(graph.objects.get('sys_user')!.platform).toBe(true);
+    expect(allFieldNames(graph.objects.get('sys_user')!)).toContain('email');
+  });
+
+  it('normalizes seed aliases (rows → records, key → externalId)', () => {
+    const { graph, issues } = buildGraph(collectStack({ data: [{ object: 's', key: ['a', 'b'], rows: [{ a: 1 }] }] }));
+    expect(issues).toEqual([]);
+    expect(graph.seeds.get('s')!.externalId).toEqual(['a', 'b']);
+    expect(graph.seeds.get('s')!.def.records).toEqual([{ a: 1 }]);
+  });
+});
