@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { BuildIssueSchema } from '@bvl/build-issue';
+import { describe, expect, it } from 'vitest';
+import { main } from '../main.ts';
+import { recordingIo } from '../test-io.ts';
+
+const ROOT = join(import.meta.dirname, '../../../..');
+const run = async (...argv: string[]) => {
+  const io = recordingIo(ROOT);
+  const code = await main(argv, io);
+  return { code, out: io.out(), err: io.err() };
+};
+
+describe('bvl verify', () => {
+  it('exits 0 on the correct example app', async () => {
+    const r = await run('verify', 'examples/expense-tracker/app');
+    expect(r.err).toBe('');
+    expect(r.out).toContain('no issues');
+    expect(r.code).toBe(0);
+  });
+
+  it('reports ADR-0038 incidents #1 and #2 on the drafts as JSON, sorted, exit 1', async () => {
+    const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'json', '--layers', 'graph');
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.out);
+    expect(report.ok).toBe(false);
+    expect(report.checked).toEqual({ objects: 3, views: 6, dashboards: 1, widgets: 3, datasets: 1, apps: 1, seeds: 3 });
+    for (const i of report.issues) expect(BuildIssueSchema.parse(i)).toEqual(i);
+    expect(report.issues.map((i: any) => [i.code, i.ref?.member, i.draft])).toEqual([
+      ['unknown_measure', 'total', true],
+      ['dangling_dataset', 'budget_left', true],
+    ]);
+    expect(report.issues[0].patch).toEqual([{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }]);
+  });
+
+  it('writes SARIF with the draft file as physical location', async () => {
+    const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'sarif', '--layers', 'graph');
+    const log = JSON.parse(r.out);
+    expect(log.version).toBe('2.1.0');
+    expect(log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('examples/expense-tracker/drafts/dashboards/exp_spending.json');
+  });
+
+  it('verifies a stack JSON file (the corpora) clean', async () => {
+    const r = await run('verify', '../shared/corpora/objectstack/app-showcase.stack.json', '--format', 'json');
+    expect(JSON.parse(r.out).issues.filter((i: any) => i.severity === 'error')).toEqual([]);
+    expect(r.code).toBe(0);
+  });
+
+  it.each([
+    [['verify'], /missing the stack/],
+    [['verify', 'nope.json'], /cannot read nope.json: no such file/],
+    [['verify', 'examples/expense-tracker/app', '--format', 'xml'], /--format must be one of/],
+    [['verify', 'examples/expense-tracker/app', '--bogus'], /Unknown option '--bogus'/],
+    [['verify', 'examples/expense-tracker/app', '--layers', 'graph,runtime'], /--layers takes/],
+    [['frobnicate'], /unknown command/],
+  ])('exits 2 with one clear line: %j', async (argv, message) => {
+    const r = await run(...(argv as string[]));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(message);
+    expect(r.err.trim().split('\n')[0]).toMatch(/^bvl: /);
+  });
+
+  it('exits 2 on a stack file that is not JSON, naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bvl-'));
+    writeFileSync(join(dir, 'bad.json'), '{"objects": [');
+    const io = recordingIo(dir);
+    expect(await main(['verify', 'bad.json'], io)).toBe(2);
+    expect(io.err()).toMatch(/^bvl: bad.json is not valid JSON/);
+  });
+
+  it('runs as a real binary', async () => {
+    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/bvl'), ['verify', 'examples/expense-tracker/app', '--format', 'json'], { cwd: ROOT });
+    expect(JSON.parse(stdout).ok).toBe(true);
+  });
+});
