@@ -1,6 +1,7 @@
 // `npm run bench`: verification speed on generated stacks, plus the runtime (L3) bench when present.
-import { cpus } from 'node:os';
+
 import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { lintGraph } from '@bvl/graph-lint';
 import { buildGraph, collectStack } from '@bvl/metadata';
 import { generateStack } from './generate-stack.ts';
@@ -53,11 +54,17 @@ for (const size of [1_000, 10_000]) {
     }
   }
   rows.push({ size, artifacts, l1: median(l1), ...(render ? { l2: median(l12) } : {}) });
-  log(`${artifacts} artifacts: L1 (graph build + lint) ${median(l1).toFixed(1)} ms median of ${RUNS} (${((median(l1) * 1000) / artifacts).toFixed(2)} µs/artifact)${render ? `; L1+L2 ${median(l12).toFixed(1)} ms (${((median(l12) * 1000) / artifacts).toFixed(2)} µs/artifact)` : ''}`);
+  log(
+    `${artifacts} artifacts: L1 (graph build + lint) ${median(l1).toFixed(1)} ms median of ${RUNS} (${((median(l1) * 1000) / artifacts).toFixed(2)} µs/artifact)${render ? `; L1+L2 ${median(l12).toFixed(1)} ms (${((median(l12) * 1000) / artifacts).toFixed(2)} µs/artifact)` : ''}`,
+  );
 }
 const [small, big] = rows as [(typeof rows)[0], (typeof rows)[0]];
-log(`growth 1k → 10k: artifacts ×${(big.artifacts / small.artifacts).toFixed(1)}, L1 time ×${(big.l1 / small.l1).toFixed(1)}${big.l2 && small.l2 ? `, L1+L2 time ×${(big.l2 / small.l2).toFixed(1)}` : ''} (linear ≈ equal factors)`);
-log(`goal: 10k artifacts L1 < 200 ms → ${big.l1 < 200 ? 'met' : 'NOT met'}${big.l2 !== undefined ? `; L1+L2 < 400 ms → ${big.l2 < 400 ? 'met' : 'NOT met'}` : ''}`);
+log(
+  `growth 1k → 10k: artifacts ×${(big.artifacts / small.artifacts).toFixed(1)}, L1 time ×${(big.l1 / small.l1).toFixed(1)}${big.l2 && small.l2 ? `, L1+L2 time ×${(big.l2 / small.l2).toFixed(1)}` : ''} (linear ≈ equal factors)`,
+);
+log(
+  `goal: 10k artifacts L1 < 200 ms → ${big.l1 < 200 ? 'met' : 'NOT met'}${big.l2 !== undefined ? `; L1+L2 < 400 ms → ${big.l2 < 400 ? 'met' : 'NOT met'}` : ''}`,
+);
 
 const runtime = new URL('./bench-runtime.ts', import.meta.url);
 if (existsSync(runtime) && process.env.BVL_BENCH_SKIP_RUNTIME !== '1') {

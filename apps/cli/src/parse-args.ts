@@ -10,7 +10,10 @@ export const FORMATS = ['pretty', 'json', 'sarif'] as const;
 export type Format = (typeof FORMATS)[number];
 
 /** Parses a command's flags strictly: unknown flags are a usage error, not ignored. */
-export function parseCommandArgs<const T extends Record<string, { type: 'string' | 'boolean'; short?: string; default?: string | boolean }>>(argv: string[], options: T) {
+export function parseCommandArgs<const T extends Record<string, { type: 'string' | 'boolean'; short?: string; default?: string | boolean }>>(
+  argv: string[],
+  options: T,
+) {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
@@ -21,6 +24,7 @@ export function parseCommandArgs<const T extends Record<string, { type: 'string'
 /** Validates `--format`. */
 export function parseFormat(value: unknown): Format {
   const v = value ?? 'pretty';
-  if (typeof v !== 'string' || !(FORMATS as readonly string[]).includes(v)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(v)})`);
+  if (typeof v !== 'string' || !(FORMATS as readonly string[]).includes(v))
+    throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(v)})`);
   return v as Format;
 }

@@ -1,7 +1,7 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import { sortIssues } from '@bvl/build-issue';
 import { lintGraph } from '@bvl/graph-lint';
-import { type ArtifactSet, type Graph, buildGraph } from '@bvl/metadata';
+import { type ArtifactSet, buildGraph, type Graph } from '@bvl/metadata';
 
 /** The static layers `bvl verify` can run. */
 export const STATIC_LAYERS = ['graph', 'render'] as const;

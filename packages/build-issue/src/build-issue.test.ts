@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BuildIssueSchema, type BuildIssue } from './build-issue.ts';
+import { type BuildIssue, BuildIssueSchema } from './build-issue.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { fingerprint } from './fingerprint.ts';
 import { formatPretty } from './format-pretty.ts';
@@ -7,11 +7,28 @@ import { formatSarif } from './format-sarif.ts';
 import { makeIssue } from './make-issue.ts';
 import { sortIssues } from './sort-issues.ts';
 
-const issue = (over: Partial<BuildIssue> = {}): BuildIssue => ({ layer: 'graph', severity: 'error', artifact: { type: 'dashboard', name: 'd' }, code: 'unknown_measure', message: 'm', ...over });
+const issue = (over: Partial<BuildIssue> = {}): BuildIssue => ({
+  layer: 'graph',
+  severity: 'error',
+  artifact: { type: 'dashboard', name: 'd' },
+  code: 'unknown_measure',
+  message: 'm',
+  ...over,
+});
 
 describe('BuildIssue', () => {
   it('keeps ADR-0038 consumers working: the seven ADR fields alone are a valid issue', () => {
-    expect(BuildIssueSchema.parse({ layer: 'runtime', severity: 'error', artifact: { type: 'seed', name: 's' }, ref: { type: 'object', name: 'o' }, code: 'seed_not_applied', message: 'x', fix: 'y' })).toBeTruthy();
+    expect(
+      BuildIssueSchema.parse({
+        layer: 'runtime',
+        severity: 'error',
+        artifact: { type: 'seed', name: 's' },
+        ref: { type: 'object', name: 'o' },
+        code: 'seed_not_applied',
+        message: 'x',
+        fix: 'y',
+      }),
+    ).toBeTruthy();
   });
   it('rejects a path that is not a JSON pointer and an empty patch', () => {
     expect(BuildIssueSchema.safeParse(issue({ path: 'widgets.0' })).success).toBe(false);
@@ -22,7 +39,13 @@ describe('BuildIssue', () => {
     expect(new Set(Object.values(CATALOGUE).map((e) => e.layer))).toEqual(new Set(['graph', 'render', 'runtime', 'intent']));
   });
   it('makeIssue takes layer and severity from the catalogue and drops empty extras', () => {
-    expect(makeIssue({ code: 'seed_insert_mode_replay', artifact: { type: 'seed', name: 's' }, message: 'x', suggestions: [], draft: false })).toEqual({ layer: 'graph', severity: 'warning', artifact: { type: 'seed', name: 's' }, code: 'seed_insert_mode_replay', message: 'x' });
+    expect(makeIssue({ code: 'seed_insert_mode_replay', artifact: { type: 'seed', name: 's' }, message: 'x', suggestions: [], draft: false })).toEqual({
+      layer: 'graph',
+      severity: 'warning',
+      artifact: { type: 'seed', name: 's' },
+      code: 'seed_insert_mode_replay',
+      message: 'x',
+    });
   });
 });
 
@@ -71,12 +94,20 @@ describe('formatters', () => {
   });
 
   it('SARIF 2.1.0: ruleId = code, level from severity, logical + physical location, fingerprints', () => {
-    const log = formatSarif([issue(), issue({ severity: 'warning', code: 'count_only_table', layer: 'render', path: '/widgets/0' })], { locate: (a) => (a.type === 'dashboard' ? 'app/dashboards/d.json' : undefined) }) as any;
+    const log = formatSarif([issue(), issue({ severity: 'warning', code: 'count_only_table', layer: 'render', path: '/widgets/0' })], {
+      locate: (a) => (a.type === 'dashboard' ? 'app/dashboards/d.json' : undefined),
+    }) as any;
     expect(log.version).toBe('2.1.0');
     const run = log.runs[0];
     expect(run.tool.driver.rules.map((r: any) => r.id)).toEqual(['count_only_table', 'unknown_measure']);
-    expect(run.results.map((r: any) => [r.ruleId, r.level, r.ruleIndex])).toEqual([['unknown_measure', 'error', 1], ['count_only_table', 'warning', 0]]);
-    expect(run.results[1].locations[0]).toEqual({ physicalLocation: { artifactLocation: { uri: 'app/dashboards/d.json' } }, logicalLocations: [{ name: 'd', fullyQualifiedName: 'dashboard/d/widgets/0', kind: 'dashboard' }] });
+    expect(run.results.map((r: any) => [r.ruleId, r.level, r.ruleIndex])).toEqual([
+      ['unknown_measure', 'error', 1],
+      ['count_only_table', 'warning', 0],
+    ]);
+    expect(run.results[1].locations[0]).toEqual({
+      physicalLocation: { artifactLocation: { uri: 'app/dashboards/d.json' } },
+      logicalLocations: [{ name: 'd', fullyQualifiedName: 'dashboard/d/widgets/0', kind: 'dashboard' }],
+    });
     expect(run.results[0].partialFingerprints['bvl/v1']).toMatch(/^[0-9a-f]{16}$/);
   });
 });

@@ -1,18 +1,18 @@
 export {
+  type ArtifactRef,
   ArtifactRefSchema,
+  type BuildIssue,
   BuildIssueSchema,
+  type JsonPatchOp,
   JsonPatchOpSchema,
   LAYERS,
-  SEVERITIES,
-  type ArtifactRef,
-  type BuildIssue,
-  type JsonPatchOp,
   type Layer,
+  SEVERITIES,
   type Severity,
 } from './build-issue.ts';
-export { CATALOGUE, isCatalogueCode, type CatalogueEntry, type IssueCode } from './catalogue.ts';
+export { CATALOGUE, type CatalogueEntry, type IssueCode, isCatalogueCode } from './catalogue.ts';
 export { fingerprint } from './fingerprint.ts';
-export { compareIssues, sortIssues } from './sort-issues.ts';
-export { formatPretty, summaryLine, type PrettyOptions } from './format-pretty.ts';
+export { formatPretty, type PrettyOptions, summaryLine } from './format-pretty.ts';
 export { formatSarif, type LocateArtifact, type SarifOptions } from './format-sarif.ts';
-export { makeIssue, type IssueInput } from './make-issue.ts';
+export { type IssueInput, makeIssue } from './make-issue.ts';
+export { compareIssues, sortIssues } from './sort-issues.ts';

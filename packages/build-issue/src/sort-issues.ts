@@ -1,4 +1,4 @@
-import { LAYERS, type BuildIssue } from './build-issue.ts';
+import { type BuildIssue, LAYERS } from './build-issue.ts';
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

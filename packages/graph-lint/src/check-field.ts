@@ -1,4 +1,4 @@
-import { type Graph, type ObjectNode, allFieldNames } from '@bvl/metadata';
+import { allFieldNames, type Graph, type ObjectNode } from '@bvl/metadata';
 import type { Finding } from './define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from './describe-names.ts';
 import { resolvePath } from './resolve-path.ts';
@@ -36,7 +36,9 @@ export function checkField(graph: Graph, object: ObjectNode, field: string, ctx:
     artifact: ctx.artifact,
     ref: { type: 'object', name: r.object.name, member: r.segment },
     message: `${ctx.subject} names field ${q(field)} in its ${ctx.slot}, but ${why} (it has: ${listing(candidates)}).${didYouMeanText(s.suggestions)}`,
-    fix: s.suggestions?.length ? `Use ${q(s.suggestions[0])} instead of ${q(r.segment)}, or add field ${q(r.segment)} to object ${q(r.object.name)}.` : `Add field ${q(r.segment)} to object ${q(r.object.name)}, or remove it from the ${ctx.slot}.`,
+    fix: s.suggestions?.length
+      ? `Use ${q(s.suggestions[0])} instead of ${q(r.segment)}, or add field ${q(r.segment)} to object ${q(r.object.name)}.`
+      : `Add field ${q(r.segment)} to object ${q(r.object.name)}, or remove it from the ${ctx.slot}.`,
     path: ctx.path,
     ...s,
   };

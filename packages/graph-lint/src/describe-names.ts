@@ -1,5 +1,5 @@
-import { clearWinner, didYouMean } from '@bvl/metadata';
 import type { JsonPatchOp } from '@bvl/build-issue';
+import { clearWinner, didYouMean } from '@bvl/metadata';
 
 const MAX_LISTED = 12;
 
@@ -13,7 +13,7 @@ export function listing(names: Iterable<string>): string {
 
 /** Quotes a possibly huge or hostile name for a message. */
 export function q(name: unknown): string {
-  const s = typeof name === 'string' ? name : JSON.stringify(name) ?? String(name);
+  const s = typeof name === 'string' ? name : (JSON.stringify(name) ?? String(name));
   return JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}…` : s);
 }
 

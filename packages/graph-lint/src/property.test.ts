@@ -16,8 +16,16 @@ function slots(root: Json): Array<[Record<string, Json> | Json[], string | numbe
   const stack: Json[] = [root];
   while (stack.length) {
     const v = stack.pop();
-    if (Array.isArray(v)) v.forEach((c, i) => (out.push([v, i]), stack.push(c)));
-    else if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) out.push([v as Record<string, Json>, k]), stack.push(c);
+    if (Array.isArray(v))
+      v.forEach((c, i) => {
+        out.push([v, i]);
+        stack.push(c);
+      });
+    else if (v && typeof v === 'object')
+      for (const [k, c] of Object.entries(v)) {
+        out.push([v as Record<string, Json>, k]);
+        stack.push(c);
+      }
   }
   return out;
 }
@@ -32,7 +40,20 @@ const deep = (n: number): Json => {
 const mutation = fc.oneof(
   fc.constant({ kind: 'delete' as const }),
   fc.constant({ kind: 'rename' as const }),
-  fc.record({ kind: fc.constant('set' as const), value: fc.oneof(fc.constant(null), fc.integer(), fc.boolean(), fc.string(), fc.constant([]), fc.constant({}), fc.constant('x'.repeat(100_000)), fc.constant("'; DROP TABLE x; --"), fc.constant(deep(200))) }),
+  fc.record({
+    kind: fc.constant('set' as const),
+    value: fc.oneof(
+      fc.constant(null),
+      fc.integer(),
+      fc.boolean(),
+      fc.string(),
+      fc.constant([]),
+      fc.constant({}),
+      fc.constant('x'.repeat(100_000)),
+      fc.constant("'; DROP TABLE x; --"),
+      fc.constant(deep(200)),
+    ),
+  }),
 );
 
 describe('L1 under random mutation of the corpora', () => {

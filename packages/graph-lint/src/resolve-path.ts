@@ -6,7 +6,12 @@ export const MAX_HOPS = 3;
 /** Result of resolving `a.b.c` from an object. */
 export type PathResolution =
   | { readonly ok: true; readonly field: FieldNode; readonly object: ObjectNode }
-  | { readonly ok: false; readonly object: ObjectNode; readonly segment: string; readonly reason: 'unknown' | 'not_relation' | 'unknown_target' | 'too_deep' | 'opaque' };
+  | {
+      readonly ok: false;
+      readonly object: ObjectNode;
+      readonly segment: string;
+      readonly reason: 'unknown' | 'not_relation' | 'unknown_target' | 'too_deep' | 'opaque';
+    };
 
 /**
  * Resolves a possibly dotted field path (`account.owner.name`) from `object` through to-one relation

@@ -1,5 +1,5 @@
 // Test support (not exported from index.ts): ESLint-style named valid/invalid tables for L1 rules.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BuildIssueSchema } from '@bvl/build-issue';
 import { buildGraph, collectStack } from '@bvl/metadata';
@@ -76,7 +76,9 @@ export function ruleTester(rule: Rule, tables: { valid: readonly Case[]; invalid
       const want = c.errors.map((e) => `${e.code} ${e.artifact} ${e.path ?? ''}`).sort();
       expect(got).toEqual(want);
       for (const e of c.errors) {
-        const i = issues.find((x) => x.code === e.code && `${x.artifact.type}/${x.artifact.name}` === e.artifact && (e.path === undefined || x.path === e.path))!;
+        const i = issues.find(
+          (x) => x.code === e.code && `${x.artifact.type}/${x.artifact.name}` === e.artifact && (e.path === undefined || x.path === e.path),
+        )!;
         if (e.draft !== undefined) expect(i.draft ?? false).toBe(e.draft);
         if (e.patch !== undefined) expect(i.patch).toEqual(e.patch);
         if (e.suggestion !== undefined) expect(i.suggestions?.[0]).toBe(e.suggestion);

@@ -26,7 +26,9 @@ describe('the rule set', () => {
   });
   it('covers every graph code of the catalogue (invalid/duplicate come from the graph builder)', () => {
     const emitted = new Set([...RULES.flatMap((r) => r.meta.codes), 'invalid_artifact', 'duplicate_artifact']);
-    const graphCodes = Object.entries(CATALOGUE).filter(([, e]) => e.layer === 'graph').map(([c]) => c);
+    const graphCodes = Object.entries(CATALOGUE)
+      .filter(([, e]) => e.layer === 'graph')
+      .map(([c]) => c);
     expect(graphCodes.filter((c) => !emitted.has(c))).toEqual([]);
   });
 });

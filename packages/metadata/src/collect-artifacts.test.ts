@@ -6,7 +6,14 @@ const names = (doc: unknown) => collectStack(doc).artifacts.map((a) => `${a.type
 describe('collectStack', () => {
   it('expands a container: listViews first, then the default list as <object>.default, then forms', () => {
     const set = collectStack({
-      views: [{ list: { type: 'grid', data: { object: 'o' }, columns: [] }, listViews: { board: { type: 'kanban', data: { object: 'o' } } }, formViews: { edit: { type: 'simple' } }, form: { type: 'simple' } }],
+      views: [
+        {
+          list: { type: 'grid', data: { object: 'o' }, columns: [] },
+          listViews: { board: { type: 'kanban', data: { object: 'o' } } },
+          formViews: { edit: { type: 'simple' } },
+          form: { type: 'simple' },
+        },
+      ],
     });
     expect(set.artifacts.map((a) => [a.name, a.viewKind, a.source.pointer])).toEqual([
       ['o.board', 'list', '/views/0/listViews/board'],
@@ -41,7 +48,13 @@ describe('collectStack', () => {
   });
 
   it('numbers a second seed of the same object and reports duplicate names', () => {
-    const set = collectStack({ data: [{ object: 's', records: [] }, { object: 's', records: [] }], objects: [{ name: 'x' }, { name: 'x' }] });
+    const set = collectStack({
+      data: [
+        { object: 's', records: [] },
+        { object: 's', records: [] },
+      ],
+      objects: [{ name: 'x' }, { name: 'x' }],
+    });
     expect(set.artifacts.map((a) => `${a.type}/${a.name}`)).toEqual(['object/x', 'seed/s', 'seed/s#2']);
     expect(set.problems.map((p) => [p.code, p.type, p.name])).toEqual([['duplicate_artifact', 'object', 'x']]);
   });

@@ -1,4 +1,4 @@
-import { type ArtifactSet, type ArtifactSource, type ArtifactType, type LoadProblem, type RawArtifact, artifactKey } from './artifact.ts';
+import { type ArtifactSet, type ArtifactSource, type ArtifactType, artifactKey, type LoadProblem, type RawArtifact } from './artifact.ts';
 import { childPointer, pointer } from './json-pointer.ts';
 
 /** Deepest nesting a body may have; deeper bodies are refused as invalid (and never recursed into). */
@@ -51,11 +51,25 @@ export class ArtifactCollector {
   /** Adds one artifact body found at `source`; `fallbackName` names it when its body does not. */
   add(type: ArtifactType, body: unknown, source: ArtifactSource, fallbackName: string): void {
     if (jsonDepth(body) > MAX_DEPTH) {
-      this.problem('invalid_artifact', type, nameOf(type, body) ?? fallbackName, source, `The ${type} body is nested more than ${MAX_DEPTH} levels deep; bvl refuses to read it.`, 'Flatten the artifact: no real metadata nests this deep.');
+      this.problem(
+        'invalid_artifact',
+        type,
+        nameOf(type, body) ?? fallbackName,
+        source,
+        `The ${type} body is nested more than ${MAX_DEPTH} levels deep; bvl refuses to read it.`,
+        'Flatten the artifact: no real metadata nests this deep.',
+      );
       return;
     }
     if (!isRecord(body)) {
-      this.problem('invalid_artifact', type, fallbackName, source, `The ${type} at ${source.pointer || '/'} is ${describe(body)}, not a JSON object.`, `Write the ${type} as a JSON object.`);
+      this.problem(
+        'invalid_artifact',
+        type,
+        fallbackName,
+        source,
+        `The ${type} at ${source.pointer || '/'} is ${describe(body)}, not a JSON object.`,
+        `Write the ${type} as a JSON object.`,
+      );
       return;
     }
     if (type === 'view') return this.addView(body, source, fallbackName);
@@ -79,7 +93,16 @@ export class ArtifactCollector {
       const kind = body.viewKind === 'form' ? 'form' : 'list';
       const object = str(body.object) ?? bindingOf(body.config);
       const [nameObject, key] = splitViewName(str(body.name), object, fallbackName);
-      return this.push({ type: 'view', name: `${nameObject}.${key}`, body: body.config, source: { ...source, pointer: childPointer(source.pointer, 'config') }, draft: this.draft, viewKind: kind, object, key });
+      return this.push({
+        type: 'view',
+        name: `${nameObject}.${key}`,
+        body: body.config,
+        source: { ...source, pointer: childPointer(source.pointer, 'config') },
+        draft: this.draft,
+        viewKind: kind,
+        object,
+        key,
+      });
     }
     const isContainer = ['list', 'form', 'listViews', 'formViews'].some((k) => k in body);
     if (isContainer) return this.addContainer(body, source, fallbackName);
@@ -96,12 +119,15 @@ export class ArtifactCollector {
       object ? `${object}.${str(body.name) ?? 'default'}` : fallbackName,
       source,
       'This view body is neither a container ({list, listViews, form, formViews}), a view item ({name, object, viewKind, config}) nor an inline view with object and viewKind; it parses to an empty container and nothing renders.',
-      object ? `Wrap it as {"list": <this view>} or add "viewKind": "list" and "object": "${object}".` : 'Wrap it as {"list": <this view>} and bind it with data.object.',
+      object
+        ? `Wrap it as {"list": <this view>} or add "viewKind": "list" and "object": "${object}".`
+        : 'Wrap it as {"list": <this view>} and bind it with data.object.',
     );
   }
 
   private addContainer(body: Record<string, unknown>, source: ArtifactSource, fallbackName: string): void {
-    const containerObject = str(body.object) ?? (isRecord(body.list) ? bindingOf(body.list) : undefined) ?? (isRecord(body.form) ? bindingOf(body.form) : undefined);
+    const containerObject =
+      str(body.object) ?? (isRecord(body.list) ? bindingOf(body.list) : undefined) ?? (isRecord(body.form) ? bindingOf(body.form) : undefined);
     const taken = new Set<string>();
     const items: Array<{ key: string; kind: 'list' | 'form'; config: unknown; pointer: string }> = [];
     const take = (key: string): string => {
@@ -114,7 +140,14 @@ export class ArtifactCollector {
       const map = body[mapKey];
       if (map === undefined) return;
       if (!isRecord(map)) {
-        this.problem('invalid_artifact', 'view', `${containerObject ?? fallbackName}.${mapKey}`, { ...source, pointer: childPointer(source.pointer, mapKey) }, `The container's ${mapKey} is ${describe(map)}, not an object of named views.`, `Write ${mapKey} as {"<key>": { …view… }}.`);
+        this.problem(
+          'invalid_artifact',
+          'view',
+          `${containerObject ?? fallbackName}.${mapKey}`,
+          { ...source, pointer: childPointer(source.pointer, mapKey) },
+          `The container's ${mapKey} is ${describe(map)}, not an object of named views.`,
+          `Write ${mapKey} as {"<key>": { …view… }}.`,
+        );
         return;
       }
       for (const [key, config] of Object.entries(map)) items.push({ key: take(key), kind, config, pointer: childPointer(source.pointer, mapKey, key) });
@@ -125,17 +158,40 @@ export class ArtifactCollector {
     family('formViews', 'form');
     if (body.form !== undefined) items.push({ key: take('form'), kind: 'form', config: body.form, pointer: childPointer(source.pointer, 'form') });
     if (items.length === 0) {
-      this.problem('invalid_artifact', 'view', containerObject ?? fallbackName, source, 'The view container defines no view: list, listViews, form and formViews are all empty.', 'Add at least a default "list" view.');
+      this.problem(
+        'invalid_artifact',
+        'view',
+        containerObject ?? fallbackName,
+        source,
+        'The view container defines no view: list, listViews, form and formViews are all empty.',
+        'Add at least a default "list" view.',
+      );
       return;
     }
     for (const item of items) {
       const object = (isRecord(item.config) ? bindingOf(item.config) : undefined) ?? containerObject;
       const name = `${object ?? fallbackName}.${item.key}`;
       if (!isRecord(item.config)) {
-        this.problem('invalid_artifact', 'view', name, { ...source, pointer: item.pointer }, `View "${name}" is ${describe(item.config)}, not a view object.`, 'Write the view as a JSON object with type, data and columns.');
+        this.problem(
+          'invalid_artifact',
+          'view',
+          name,
+          { ...source, pointer: item.pointer },
+          `View "${name}" is ${describe(item.config)}, not a view object.`,
+          'Write the view as a JSON object with type, data and columns.',
+        );
         continue;
       }
-      this.push({ type: 'view', name, body: item.config, source: { ...source, pointer: item.pointer }, draft: this.draft, viewKind: item.kind, object, key: item.key });
+      this.push({
+        type: 'view',
+        name,
+        body: item.config,
+        source: { ...source, pointer: item.pointer },
+        draft: this.draft,
+        viewKind: item.kind,
+        object,
+        key: item.key,
+      });
     }
   }
 
@@ -144,7 +200,14 @@ export class ArtifactCollector {
     const first = this.seen.get(k);
     if (first) {
       const where = (s: ArtifactSource) => `${s.file ? `${s.file}` : ''}${s.pointer ? `#${s.pointer}` : ''}`;
-      this.problem('duplicate_artifact', a.type, a.name, a.source, `A second ${a.type} named "${a.name}" (at ${where(a.source)}) duplicates the one at ${where(first.source)}; only the first is used.`, `Rename or remove one of the two ${a.type}s named "${a.name}".`);
+      this.problem(
+        'duplicate_artifact',
+        a.type,
+        a.name,
+        a.source,
+        `A second ${a.type} named "${a.name}" (at ${where(a.source)}) duplicates the one at ${where(first.source)}; only the first is used.`,
+        `Rename or remove one of the two ${a.type}s named "${a.name}".`,
+      );
       return;
     }
     this.seen.set(k, a);
@@ -161,7 +224,15 @@ export function collectStack(doc: unknown, options: CollectOptions = {}): Artifa
   const c = new ArtifactCollector(options.draft ?? false);
   const file = options.file;
   if (!isRecord(doc)) {
-    c.problems.push({ code: 'invalid_artifact', type: 'object', name: file ?? 'stack', message: `The stack is ${describe(doc)}, not a JSON object with objects/views/dashboards/datasets/apps/data.`, fix: 'Export the stack as a JSON object.', draft: options.draft ?? false, source: { file, pointer: '' } });
+    c.problems.push({
+      code: 'invalid_artifact',
+      type: 'object',
+      name: file ?? 'stack',
+      message: `The stack is ${describe(doc)}, not a JSON object with objects/views/dashboards/datasets/apps/data.`,
+      fix: 'Export the stack as a JSON object.',
+      draft: options.draft ?? false,
+      source: { file, pointer: '' },
+    });
     return c.result();
   }
   for (const [key, type] of STACK_KEYS) {
@@ -170,10 +241,19 @@ export function collectStack(doc: unknown, options: CollectOptions = {}): Artifa
     if (!Array.isArray(list)) {
       if (isRecord(list) && type !== 'seed') {
         // Record form `{ name: body }` is accepted: the key names the artifact.
-        for (const [name, body] of Object.entries(list)) c.add(type, isRecord(body) && type !== 'view' && body.name === undefined ? { ...body, name } : body, { file, pointer: pointer(key, name) }, name);
+        for (const [name, body] of Object.entries(list))
+          c.add(type, isRecord(body) && type !== 'view' && body.name === undefined ? { ...body, name } : body, { file, pointer: pointer(key, name) }, name);
         continue;
       }
-      c.problems.push({ code: 'invalid_artifact', type, name: key, message: `Stack key "${key}" is ${describe(list)}, not an array of ${type}s.`, fix: `Write "${key}" as an array.`, draft: options.draft ?? false, source: { file, pointer: pointer(key) } });
+      c.problems.push({
+        code: 'invalid_artifact',
+        type,
+        name: key,
+        message: `Stack key "${key}" is ${describe(list)}, not an array of ${type}s.`,
+        fix: `Write "${key}" as an array.`,
+        draft: options.draft ?? false,
+        source: { file, pointer: pointer(key) },
+      });
       continue;
     }
     list.forEach((body, i) => c.add(type, body, { file, pointer: pointer(key, i) }, `${key}[${i}]`));
@@ -218,7 +298,15 @@ export function collectFolder(files: readonly FolderFile[], options: { readonly 
     try {
       body = JSON.parse(f.text);
     } catch (e) {
-      c.problems.push({ code: 'invalid_artifact', type, name: stem, message: `${f.path} is not valid JSON: ${(e as Error).message}.`, fix: `Fix the JSON syntax of ${f.path}.`, draft: options.draft ?? false, source: { file, pointer: '' } });
+      c.problems.push({
+        code: 'invalid_artifact',
+        type,
+        name: stem,
+        message: `${f.path} is not valid JSON: ${(e as Error).message}.`,
+        fix: `Fix the JSON syntax of ${f.path}.`,
+        draft: options.draft ?? false,
+        source: { file, pointer: '' },
+      });
       continue;
     }
     if (Array.isArray(body)) body.forEach((b, i) => c.add(type, b, { file, pointer: pointer(i) }, `${stem}[${i}]`));

@@ -10,7 +10,15 @@ const base = {
 
 describe('buildGraph: the draft overlay', () => {
   it('replaces the published artifact of the same type+name and adds draft-only artifacts', () => {
-    const drafts = collectStack({ datasets: [{ name: 'd', object: 'o', dimensions: [], measures: [{ name: 'm', aggregate: 'count' }] }, { name: 'e', object: 'o', dimensions: [], measures: [] }] }, { draft: true });
+    const drafts = collectStack(
+      {
+        datasets: [
+          { name: 'd', object: 'o', dimensions: [], measures: [{ name: 'm', aggregate: 'count' }] },
+          { name: 'e', object: 'o', dimensions: [], measures: [] },
+        ],
+      },
+      { draft: true },
+    );
     const { graph, issues } = buildGraph(collectStack(base), drafts);
     expect(issues).toEqual([]);
     expect([...graph.datasets.get('d')!.measures.keys()]).toEqual(['m']);
@@ -35,7 +43,9 @@ describe('buildGraph: the draft overlay', () => {
 
 describe('buildGraph: schemas', () => {
   it('one bad field spoils only itself; the object and its other fields stay usable', () => {
-    const { graph, issues } = buildGraph(collectStack({ objects: [{ name: 'o', fields: { a: { type: 'string' }, b: { type: 'text' }, 'Bad Name': { type: 'text' } } }] }));
+    const { graph, issues } = buildGraph(
+      collectStack({ objects: [{ name: 'o', fields: { a: { type: 'string' }, b: { type: 'text' }, 'Bad Name': { type: 'text' } } }] }),
+    );
     expect(issues.map((i) => [i.code, i.path, i.ref?.member])).toEqual([
       ['invalid_artifact', '/fields/a/type', 'a'],
       ['invalid_artifact', '/fields/Bad Name', 'Bad Name'],
@@ -55,7 +65,20 @@ describe('buildGraph: schemas', () => {
   });
 
   it('an invalid widget is reported as a member of its dashboard; the other widgets stay', () => {
-    const { graph, issues } = buildGraph(collectStack({ dashboards: [{ name: 'd', widgets: [{ id: 'ok', dataset: 'd', values: ['n'] }, { id: 'bad', values: 'n' }, { id: 'ok', values: [] }] }] }));
+    const { graph, issues } = buildGraph(
+      collectStack({
+        dashboards: [
+          {
+            name: 'd',
+            widgets: [
+              { id: 'ok', dataset: 'd', values: ['n'] },
+              { id: 'bad', values: 'n' },
+              { id: 'ok', values: [] },
+            ],
+          },
+        ],
+      }),
+    );
     expect(issues.map((i) => [i.code, i.ref?.member, i.path])).toEqual([
       ['invalid_artifact', 'bad', '/widgets/1/values'],
       ['duplicate_artifact', 'ok', '/widgets/2/id'],
@@ -64,7 +87,14 @@ describe('buildGraph: schemas', () => {
   });
 
   it('resolves system fields, honouring ownerless objects, and knows the platform objects', () => {
-    const { graph } = buildGraph(collectStack({ objects: [{ name: 'a', fields: {} }, { name: 'b', ownership: 'org', fields: {} }] }));
+    const { graph } = buildGraph(
+      collectStack({
+        objects: [
+          { name: 'a', fields: {} },
+          { name: 'b', ownership: 'org', fields: {} },
+        ],
+      }),
+    );
     expect(resolveField(graph.objects.get('a')!, 'owner_id')?.system).toBe(true);
     expect(resolveField(graph.objects.get('b')!, 'owner_id')).toBeUndefined();
     expect(resolveField(graph.objects.get('b')!, 'created_at')?.def.type).toBe('datetime');

@@ -1,31 +1,31 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
 import type { z } from 'zod';
-import { type ArtifactSet, type ArtifactSource, type ArtifactType, type RawArtifact, artifactKey } from './artifact.ts';
+import { type ArtifactSet, type ArtifactSource, artifactKey, type RawArtifact } from './artifact.ts';
 import { childPointer, pointer } from './json-pointer.ts';
 import { PLATFORM_OBJECTS } from './platform-objects.ts';
 import {
-  AppSchema,
   type AppDef,
-  DashboardShellSchema,
+  AppSchema,
   type DashboardDef,
-  DatasetSchema,
+  DashboardShellSchema,
   type DatasetDef,
+  DatasetSchema,
   type DimensionDef,
-  FieldSchema,
   type FieldDef,
-  FormViewSchema,
+  FieldSchema,
   type FormViewDef,
-  ListViewSchema,
+  FormViewSchema,
   type ListViewDef,
+  ListViewSchema,
   type MeasureDef,
   NamedSchema,
-  ObjectShellSchema,
   type ObjectDef,
-  SeedSchema,
+  ObjectShellSchema,
   type SeedDef,
+  SeedSchema,
   SnakeName,
-  WidgetSchema,
   type WidgetDef,
+  WidgetSchema,
 } from './schemas.ts';
 import { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
 
@@ -241,7 +241,16 @@ class GraphBuilder {
     const fields = new Map<string, FieldNode>();
     if (!shell.success) {
       this.invalid(a, shell.error);
-      this.objects.set(a.name, { type: 'object', name: a.name, def: { name: a.name }, fields, platform: false, draft: a.draft, invalid: true, source: a.source });
+      this.objects.set(a.name, {
+        type: 'object',
+        name: a.name,
+        def: { name: a.name },
+        fields,
+        platform: false,
+        draft: a.draft,
+        invalid: true,
+        source: a.source,
+      });
       return;
     }
     const def = shell.data as ObjectDef;
@@ -294,14 +303,23 @@ class GraphBuilder {
     const shell = DashboardShellSchema.safeParse(a.body);
     if (!shell.success) {
       this.invalid(a, shell.error);
-      this.dashboards.set(a.name, { type: 'dashboard', name: a.name, def: { name: a.name, widgets: [] }, widgets: [], draft: a.draft, invalid: true, source: a.source });
+      this.dashboards.set(a.name, {
+        type: 'dashboard',
+        name: a.name,
+        def: { name: a.name, widgets: [] },
+        widgets: [],
+        draft: a.draft,
+        invalid: true,
+        source: a.source,
+      });
       return;
     }
     const widgets: WidgetNode[] = [];
     const ids = new Map<string, number>();
     shell.data.widgets.forEach((raw, index) => {
       const w = WidgetSchema.safeParse(raw);
-      const rawId = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `widgets[${index}]`;
+      const rawId =
+        typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `widgets[${index}]`;
       if (!w.success) {
         this.invalid(a, w.error, pointer('widgets', index), rawId);
         return;
@@ -331,7 +349,17 @@ class GraphBuilder {
     const d = DatasetSchema.safeParse(a.body);
     if (!d.success) {
       this.invalid(a, d.error);
-      this.datasets.set(a.name, { type: 'dataset', name: a.name, def: { name: a.name, dimensions: [], measures: [] }, object: undefined, measures: new Map(), dimensions: new Map(), draft: a.draft, invalid: true, source: a.source });
+      this.datasets.set(a.name, {
+        type: 'dataset',
+        name: a.name,
+        def: { name: a.name, dimensions: [], measures: [] },
+        object: undefined,
+        measures: new Map(),
+        dimensions: new Map(),
+        draft: a.draft,
+        invalid: true,
+        source: a.source,
+      });
       return;
     }
     const def = d.data;
@@ -339,7 +367,17 @@ class GraphBuilder {
     for (const m of def.measures) if (!measures.has(m.name)) measures.set(m.name, m);
     const dimensions = new Map<string, DimensionDef>();
     for (const dim of def.dimensions) if (!dimensions.has(dim.name)) dimensions.set(dim.name, dim);
-    this.datasets.set(a.name, { type: 'dataset', name: a.name, def, object: def.object ?? def.source ?? def.objectName, measures, dimensions, draft: a.draft, invalid: false, source: a.source });
+    this.datasets.set(a.name, {
+      type: 'dataset',
+      name: a.name,
+      def,
+      object: def.object ?? def.source ?? def.objectName,
+      measures,
+      dimensions,
+      draft: a.draft,
+      invalid: false,
+      source: a.source,
+    });
   }
 
   private addApp(a: RawArtifact): void {
@@ -360,12 +398,32 @@ class GraphBuilder {
     const object = typeof body.object === 'string' ? body.object : a.name;
     if (!d.success) {
       this.invalid(a, d.error);
-      const node: SeedNode = { type: 'seed', name: a.name, object, def: { object, records: [] }, externalId: ['name'], mode: 'upsert', draft: a.draft, invalid: true, source: a.source };
+      const node: SeedNode = {
+        type: 'seed',
+        name: a.name,
+        object,
+        def: { object, records: [] },
+        externalId: ['name'],
+        mode: 'upsert',
+        draft: a.draft,
+        invalid: true,
+        source: a.source,
+      };
       this.seeds.set(a.name, node);
       return;
     }
     const ext = d.data.externalId ?? 'name';
-    const node: SeedNode = { type: 'seed', name: a.name, object, def: d.data, externalId: typeof ext === 'string' ? [ext] : ext, mode: d.data.mode ?? 'upsert', draft: a.draft, invalid: false, source: a.source };
+    const node: SeedNode = {
+      type: 'seed',
+      name: a.name,
+      object,
+      def: d.data,
+      externalId: typeof ext === 'string' ? [ext] : ext,
+      mode: d.data.mode ?? 'upsert',
+      draft: a.draft,
+      invalid: false,
+      source: a.source,
+    };
     this.seeds.set(a.name, node);
     const list = this.seedsByObject.get(object);
     if (list) list.push(node);

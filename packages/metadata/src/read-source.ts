@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { ArtifactSet } from './artifact.ts';
-import { FOLDER_DIRS, type FolderFile, collectFolder, collectStack } from './collect-artifacts.ts';
+import { collectFolder, collectStack, FOLDER_DIRS, type FolderFile } from './collect-artifacts.ts';
 
 /** Largest stack file or artifact file bvl reads (bytes). */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;

@@ -19,17 +19,55 @@ export const LooseName = z
 
 /** ObjectStack's FieldType enum (packages/spec/src/data/field.zod.ts). */
 export const FIELD_TYPES = [
-  'text', 'textarea', 'email', 'url', 'phone', 'password', 'secret',
-  'markdown', 'html', 'richtext',
-  'number', 'currency', 'percent',
-  'date', 'datetime', 'time',
-  'boolean', 'toggle',
-  'select', 'multiselect', 'radio', 'checkboxes',
-  'lookup', 'master_detail', 'tree', 'user',
-  'image', 'file', 'avatar', 'video', 'audio',
-  'formula', 'summary', 'autonumber',
-  'composite', 'repeater', 'record',
-  'location', 'address', 'code', 'json', 'color', 'rating', 'slider', 'signature', 'qrcode', 'progress', 'tags', 'vector',
+  'text',
+  'textarea',
+  'email',
+  'url',
+  'phone',
+  'password',
+  'secret',
+  'markdown',
+  'html',
+  'richtext',
+  'number',
+  'currency',
+  'percent',
+  'date',
+  'datetime',
+  'time',
+  'boolean',
+  'toggle',
+  'select',
+  'multiselect',
+  'radio',
+  'checkboxes',
+  'lookup',
+  'master_detail',
+  'tree',
+  'user',
+  'image',
+  'file',
+  'avatar',
+  'video',
+  'audio',
+  'formula',
+  'summary',
+  'autonumber',
+  'composite',
+  'repeater',
+  'record',
+  'location',
+  'address',
+  'code',
+  'json',
+  'color',
+  'rating',
+  'slider',
+  'signature',
+  'qrcode',
+  'progress',
+  'tags',
+  'vector',
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -65,10 +103,7 @@ export type ObjectDef = z.infer<typeof ObjectShellSchema> & { fields?: Record<st
 
 const ColumnSchema = z.union([z.string(), z.looseObject({ field: z.string() })]);
 const FilterRowSchema = z.looseObject({ field: z.string(), operator: z.string().optional(), value: z.unknown().optional() });
-const SortEntrySchema = z.union([
-  z.string(),
-  z.looseObject({ field: z.string(), order: z.string().optional(), direction: z.string().optional() }),
-]);
+const SortEntrySchema = z.union([z.string(), z.looseObject({ field: z.string(), order: z.string().optional(), direction: z.string().optional() })]);
 const DataSchema = z.looseObject({
   provider: z.string().optional(),
   object: z.string().optional(),

@@ -12,7 +12,13 @@ export interface FieldMention {
 /** Sort entries in the canonical `{field, order}` form; the legacy `"field desc"` string is accepted. */
 export function normalizeSort(sort: ListViewDef['sort']): Array<{ field: string; order: 'asc' | 'desc'; path: string }> {
   if (sort === undefined) return [];
-  const entries = typeof sort === 'string' ? sort.split(',').map((s) => s.trim()).filter(Boolean) : sort;
+  const entries =
+    typeof sort === 'string'
+      ? sort
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : sort;
   return entries.map((e, i) => {
     const path = typeof sort === 'string' ? pointer('sort') : pointer('sort', i, ...(typeof e === 'string' ? [] : ['field']));
     if (typeof e === 'string') {
@@ -27,7 +33,9 @@ export function normalizeSort(sort: ListViewDef['sort']): Array<{ field: string;
 /** Column field names of a list view, with their pointers. */
 export function listColumns(view: ListViewDef): FieldMention[] {
   return (view.columns ?? []).map((c, i) =>
-    typeof c === 'string' ? { field: c, path: pointer('columns', i), slot: 'column' } : { field: c.field, path: pointer('columns', i, 'field'), slot: 'column' },
+    typeof c === 'string'
+      ? { field: c, path: pointer('columns', i), slot: 'column' }
+      : { field: c.field, path: pointer('columns', i, 'field'), slot: 'column' },
   );
 }
 
@@ -58,16 +66,22 @@ export function listViewFieldMentions(view: ListViewDef): FieldMention[] {
   for (const s of normalizeSort(view.sort)) out.push({ field: s.field, path: s.path, slot: 'sort' });
   (view.searchableFields ?? []).forEach((f, i) => out.push({ field: f, path: pointer('searchableFields', i), slot: 'searchable field' }));
   (view.grouping?.fields ?? []).forEach((g, i) =>
-    out.push(typeof g === 'string' ? { field: g, path: pointer('grouping', 'fields', i), slot: 'grouping' } : { field: g.field, path: pointer('grouping', 'fields', i, 'field'), slot: 'grouping' }),
+    out.push(
+      typeof g === 'string'
+        ? { field: g, path: pointer('grouping', 'fields', i), slot: 'grouping' }
+        : { field: g.field, path: pointer('grouping', 'fields', i, 'field'), slot: 'grouping' },
+    ),
   );
   for (const [block, keys] of Object.entries(BLOCK_FIELDS)) {
     const b = (view as Record<string, unknown>)[block];
     if (typeof b !== 'object' || b === null) continue;
     const rec = b as Record<string, unknown>;
-    for (const k of keys) if (typeof rec[k] === 'string' && rec[k] !== '') out.push({ field: rec[k] as string, path: pointer(block, k), slot: `${block}.${k}` });
+    for (const k of keys)
+      if (typeof rec[k] === 'string' && rec[k] !== '') out.push({ field: rec[k] as string, path: pointer(block, k), slot: `${block}.${k}` });
     for (const listKey of ['columns', 'fields', 'visibleFields']) {
       const arr = rec[listKey];
-      if (Array.isArray(arr)) arr.forEach((f, i) => typeof f === 'string' && out.push({ field: f, path: pointer(block, listKey, i), slot: `${block}.${listKey}` }));
+      if (Array.isArray(arr))
+        arr.forEach((f, i) => typeof f === 'string' && out.push({ field: f, path: pointer(block, listKey, i), slot: `${block}.${listKey}` }));
     }
   }
   return out;
@@ -80,7 +94,11 @@ export function formViewFieldMentions(view: FormViewDef): FieldMention[] {
   const out: FieldMention[] = [];
   sections.forEach((s, si) =>
     (s.fields ?? []).forEach((f, fi) =>
-      out.push(typeof f === 'string' ? { field: f, path: pointer(key, si, 'fields', fi), slot: 'form field' } : { field: f.field, path: pointer(key, si, 'fields', fi, 'field'), slot: 'form field' }),
+      out.push(
+        typeof f === 'string'
+          ? { field: f, path: pointer(key, si, 'fields', fi), slot: 'form field' }
+          : { field: f.field, path: pointer(key, si, 'fields', fi, 'field'), slot: 'form field' },
+      ),
     ),
   );
   return out;

@@ -73,7 +73,9 @@ describe('bvl verify', () => {
   });
 
   it('runs as a real binary', async () => {
-    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/bvl'), ['verify', 'examples/expense-tracker/app', '--format', 'json'], { cwd: ROOT });
+    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/bvl'), ['verify', 'examples/expense-tracker/app', '--format', 'json'], {
+      cwd: ROOT,
+    });
     expect(JSON.parse(stdout).ok).toBe(true);
   });
 });

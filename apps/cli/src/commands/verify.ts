@@ -1,7 +1,7 @@
 import { formatPretty, formatSarif } from '@bvl/build-issue';
 import { readSource } from '@bvl/metadata';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { UsageError, parseCommandArgs, parseFormat } from '../parse-args.ts';
+import { parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { STATIC_LAYERS, type StaticLayer, verifyStatic } from '../verify-static.ts';
 
 /** Usage text of `bvl verify`. */
@@ -9,8 +9,12 @@ export const VERIFY_USAGE = `usage: bvl verify <stack.json | folder> [--drafts <
 
 function parseLayers(value: string | undefined): Set<StaticLayer> {
   if (value === undefined) return new Set(STATIC_LAYERS);
-  const layers = value.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const l of layers) if (!(STATIC_LAYERS as readonly string[]).includes(l)) throw new UsageError(`--layers takes ${STATIC_LAYERS.join(',')} (got ${JSON.stringify(l)})`);
+  const layers = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const l of layers)
+    if (!(STATIC_LAYERS as readonly string[]).includes(l)) throw new UsageError(`--layers takes ${STATIC_LAYERS.join(',')} (got ${JSON.stringify(l)})`);
   if (layers.length === 0) throw new UsageError('--layers needs at least one layer');
   return new Set(layers as StaticLayer[]);
 }
@@ -22,7 +26,10 @@ export async function verifyCommand(argv: string[], io: CliIo): Promise<number> 
     format: { type: 'string' },
     layers: { type: 'string' },
   });
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? `missing the stack to verify\n${VERIFY_USAGE}` : `expected one stack, got ${positionals.length}\n${VERIFY_USAGE}`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0 ? `missing the stack to verify\n${VERIFY_USAGE}` : `expected one stack, got ${positionals.length}\n${VERIFY_USAGE}`,
+    );
   const format = parseFormat(values.format);
   const layers = parseLayers(values.layers);
   const published = await readSource(positionals[0]!, { cwd: io.cwd });
@@ -32,7 +39,9 @@ export async function verifyCommand(argv: string[], io: CliIo): Promise<number> 
   if (format === 'json') io.stdout(`${JSON.stringify({ ok, issues, checked }, null, 2)}\n`);
   else if (format === 'sarif') io.stdout(`${JSON.stringify(formatSarif(issues, { locate: (a) => graph.sourceOf(a.type, a.name)?.file }), null, 2)}\n`);
   else {
-    const counts = Object.entries(checked).map(([k, v]) => `${v} ${k}`).join(', ');
+    const counts = Object.entries(checked)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
     io.stdout(`${formatPretty(issues, { color: io.isTty })}checked: ${counts}\n`);
   }
   return ok ? EXIT.clean : EXIT.errors;

@@ -7,7 +7,11 @@ import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
  * the widget's dimensions, yAxis/series one of its values. The series renders empty otherwise.
  */
 export default defineRule({
-  meta: { name: 'chart-fields-selected', codes: ['chart_field_unknown'], docs: "chartConfig axes and series name the widget's selected dimensions and measures." },
+  meta: {
+    name: 'chart-fields-selected',
+    codes: ['chart_field_unknown'],
+    docs: "chartConfig axes and series name the widget's selected dimensions and measures.",
+  },
   *check(graph) {
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
@@ -29,7 +33,9 @@ export default defineRule({
             code: 'chart_field_unknown',
             ...base,
             message: `Widget ${q(w.id)} of dashboard ${q(d.name)} plots ${q(name)} on its ${axis}, but ${why}; the series renders empty.${didYouMeanText(s.suggestions)}`,
-            fix: declared ? `Add ${q(name)} to the widget's ${kind === 'dimension' ? 'dimensions' : 'values'}.` : `Point the ${axis} at one of: ${listing(selected)}.`,
+            fix: declared
+              ? `Add ${q(name)} to the widget's ${kind === 'dimension' ? 'dimensions' : 'values'}.`
+              : `Point the ${axis} at one of: ${listing(selected)}.`,
             path,
             ...s,
           };
@@ -39,7 +45,9 @@ export default defineRule({
         const ys = cc.yAxis === undefined ? [] : Array.isArray(cc.yAxis) ? cc.yAxis : [cc.yAxis];
         for (const [i, y] of ys.entries()) {
           if (y.field === undefined || vals.includes(y.field)) continue;
-          const path = Array.isArray(cc.yAxis) ? pointer('widgets', w.index, 'chartConfig', 'yAxis', i, 'field') : pointer('widgets', w.index, 'chartConfig', 'yAxis', 'field');
+          const path = Array.isArray(cc.yAxis)
+            ? pointer('widgets', w.index, 'chartConfig', 'yAxis', i, 'field')
+            : pointer('widgets', w.index, 'chartConfig', 'yAxis', 'field');
           yield finding(y.field, path, 'y axis', vals, 'measure');
         }
         for (const [i, s] of (cc.series ?? []).entries()) {

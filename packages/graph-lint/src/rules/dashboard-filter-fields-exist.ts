@@ -8,14 +8,32 @@ import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
  * the dataset object of each widget that receives it, or the widget fails with "no such column" (#3365).
  */
 export default defineRule({
-  meta: { name: 'dashboard-filter-fields-exist', codes: ['dashboard_filter_field_unknown'], docs: "Broadcast dashboard filter fields exist on each receiving widget's dataset object." },
+  meta: {
+    name: 'dashboard-filter-fields-exist',
+    codes: ['dashboard_filter_field_unknown'],
+    docs: "Broadcast dashboard filter fields exist on each receiving widget's dataset object.",
+  },
   *check(graph) {
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
-      const filters: Array<{ binding: string; field: string | undefined; label: string; path: string; object?: string | undefined; targets?: readonly string[] | undefined }> = [];
+      const filters: Array<{
+        binding: string;
+        field: string | undefined;
+        label: string;
+        path: string;
+        object?: string | undefined;
+        targets?: readonly string[] | undefined;
+      }> = [];
       if (d.def.dateRange) filters.push({ binding: 'dateRange', field: d.def.dateRange.field, label: 'date range', path: pointer('dateRange', 'field') });
       for (const [i, g] of (d.def.globalFilters ?? []).entries()) {
-        filters.push({ binding: g.name ?? g.field, field: g.field, label: `global filter ${q(g.name ?? g.field)}`, path: pointer('globalFilters', i, 'field'), object: g.object, targets: g.scope === 'widget' ? g.targetWidgets : undefined });
+        filters.push({
+          binding: g.name ?? g.field,
+          field: g.field,
+          label: `global filter ${q(g.name ?? g.field)}`,
+          path: pointer('globalFilters', i, 'field'),
+          object: g.object,
+          targets: g.scope === 'widget' ? g.targetWidgets : undefined,
+        });
       }
       if (filters.length === 0) continue;
       for (const w of d.widgets) {

@@ -18,7 +18,12 @@ describe(rule.meta.name, () =>
         },
         errors: [
           { code: 'unknown_field', artifact: 'dataset/exp_expense_metrics', path: '/dimensions/0/field' },
-          { code: 'unknown_field', artifact: 'dataset/exp_expense_metrics', path: '/measures/1/field', patch: [{ op: 'replace', path: '/measures/1/field', value: 'amount' }] },
+          {
+            code: 'unknown_field',
+            artifact: 'dataset/exp_expense_metrics',
+            path: '/measures/1/field',
+            patch: [{ op: 'replace', path: '/measures/1/field', value: 'amount' }],
+          },
         ],
       },
     ],

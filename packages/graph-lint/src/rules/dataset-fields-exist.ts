@@ -17,12 +17,22 @@ export default defineRule({
       const artifact = { type: 'dataset', name: ds.name };
       for (const [i, dim] of ds.def.dimensions.entries()) {
         if (dim.field.includes('.')) continue;
-        const f = checkField(graph, obj, dim.field, { artifact, subject: `Dataset ${q(ds.name)} dimension ${q(dim.name)}`, slot: 'field', path: pointer('dimensions', i, 'field') });
+        const f = checkField(graph, obj, dim.field, {
+          artifact,
+          subject: `Dataset ${q(ds.name)} dimension ${q(dim.name)}`,
+          slot: 'field',
+          path: pointer('dimensions', i, 'field'),
+        });
         if (f) yield f;
       }
       for (const [i, m] of ds.def.measures.entries()) {
         if (m.field === undefined || m.field.includes('.')) continue;
-        const f = checkField(graph, obj, m.field, { artifact, subject: `Dataset ${q(ds.name)} measure ${q(m.name)}`, slot: 'field', path: pointer('measures', i, 'field') });
+        const f = checkField(graph, obj, m.field, {
+          artifact,
+          subject: `Dataset ${q(ds.name)} measure ${q(m.name)}`,
+          slot: 'field',
+          path: pointer('measures', i, 'field'),
+        });
         if (f) yield f;
       }
     }

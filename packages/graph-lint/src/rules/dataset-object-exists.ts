@@ -11,7 +11,13 @@ export default defineRule({
       if (ds.invalid) continue;
       const artifact = { type: 'dataset', name: ds.name };
       if (ds.object === undefined) {
-        yield { code: 'dangling_object', artifact, message: `Dataset ${q(ds.name)} names no base object, so none of its measures can be queried.`, fix: `Set "object" on dataset ${q(ds.name)} to the object it aggregates.`, path: '' };
+        yield {
+          code: 'dangling_object',
+          artifact,
+          message: `Dataset ${q(ds.name)} names no base object, so none of its measures can be queried.`,
+          fix: `Set "object" on dataset ${q(ds.name)} to the object it aggregates.`,
+          path: '',
+        };
         continue;
       }
       if (graph.objects.has(ds.object)) continue;
@@ -23,7 +29,9 @@ export default defineRule({
         artifact,
         ref: { type: 'object', name: ds.object },
         message: `Dataset ${q(ds.name)} aggregates object ${q(ds.object)}, which does not exist (objects: ${listing(objects.filter((o) => !o.startsWith('sys_')))}).${didYouMeanText(s.suggestions)}`,
-        fix: s.suggestions?.length ? `Set ${key} to ${q(s.suggestions[0])}, or create object ${q(ds.object)}.` : `Create object ${q(ds.object)}, or point the dataset at an existing object.`,
+        fix: s.suggestions?.length
+          ? `Set ${key} to ${q(s.suggestions[0])}, or create object ${q(ds.object)}.`
+          : `Create object ${q(ds.object)}, or point the dataset at an existing object.`,
         path,
         ...s,
       };

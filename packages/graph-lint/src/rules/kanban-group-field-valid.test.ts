@@ -10,9 +10,21 @@ describe(rule.meta.name, () =>
       { name: 'kanban view without a block is L2 (layout_without_binding)', stack: (s) => delete s.views[0].listViews.board.kanban },
     ],
     invalid: [
-      { name: 'not groupable (currency)', stack: (s) => (s.views[0].listViews.board.kanban.groupByField = 'amount'), errors: [{ code: 'kanban_group_field_invalid', artifact: 'view/exp_expense.board', path: '/kanban/groupByField' }] },
-      { name: 'unknown field', stack: (s) => (s.views[0].listViews.board.kanban.groupByField = 'stage'), errors: [{ code: 'kanban_group_field_invalid', artifact: 'view/exp_expense.board', path: '/kanban/groupByField' }] },
-      { name: 'missing groupByField', stack: (s) => delete s.views[0].listViews.board.kanban.groupByField, errors: [{ code: 'kanban_group_field_invalid', artifact: 'view/exp_expense.board', path: '/kanban' }] },
+      {
+        name: 'not groupable (currency)',
+        stack: (s) => (s.views[0].listViews.board.kanban.groupByField = 'amount'),
+        errors: [{ code: 'kanban_group_field_invalid', artifact: 'view/exp_expense.board', path: '/kanban/groupByField' }],
+      },
+      {
+        name: 'unknown field',
+        stack: (s) => (s.views[0].listViews.board.kanban.groupByField = 'stage'),
+        errors: [{ code: 'kanban_group_field_invalid', artifact: 'view/exp_expense.board', path: '/kanban/groupByField' }],
+      },
+      {
+        name: 'missing groupByField',
+        stack: (s) => delete s.views[0].listViews.board.kanban.groupByField,
+        errors: [{ code: 'kanban_group_field_invalid', artifact: 'view/exp_expense.board', path: '/kanban' }],
+      },
     ],
   }),
 );

@@ -7,7 +7,11 @@ export const GROUPABLE_TYPES: ReadonlySet<string> = new Set(['select', 'multisel
 
 /** A kanban block whose groupByField is missing, unknown, or not a groupable type. */
 export default defineRule({
-  meta: { name: 'kanban-group-field-valid', codes: ['kanban_group_field_invalid'], docs: 'A kanban groupByField names a select-like, boolean or relation field of the object.' },
+  meta: {
+    name: 'kanban-group-field-valid',
+    codes: ['kanban_group_field_invalid'],
+    docs: 'A kanban groupByField names a select-like, boolean or relation field of the object.',
+  },
   *check(graph) {
     for (const v of graph.views.values()) {
       if (v.invalid || !v.list || v.object === undefined) continue;
@@ -25,7 +29,11 @@ export default defineRule({
           message: `The kanban block of view ${q(v.name)} has no groupByField, so the board has no columns (groupable fields of ${q(obj.name)}: ${listing(groupable)}).`,
           fix: `Set kanban.groupByField to a select, boolean or lookup field of ${q(obj.name)}${groupable[0] ? `, e.g. ${q(groupable[0])}` : ''}.`,
           path: pointer('kanban'),
-          ...(groupable.length === 1 ? { suggestions: groupable, patch: [{ op: 'add' as const, path: pointer('kanban', 'groupByField'), value: groupable[0] }] } : groupable.length ? { suggestions: groupable.slice(0, 3) } : {}),
+          ...(groupable.length === 1
+            ? { suggestions: groupable, patch: [{ op: 'add' as const, path: pointer('kanban', 'groupByField'), value: groupable[0] }] }
+            : groupable.length
+              ? { suggestions: groupable.slice(0, 3) }
+              : {}),
         };
         continue;
       }

@@ -4,7 +4,11 @@ import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
 /** A list view's `chart` block binds a dataset, its dimensions and values, like a widget (#3583 R4). */
 export default defineRule({
-  meta: { name: 'list-chart-bindings', codes: ['dangling_dataset', 'unknown_measure', 'unknown_dimension'], docs: "A list view's chart block names an existing dataset and its measures/dimensions." },
+  meta: {
+    name: 'list-chart-bindings',
+    codes: ['dangling_dataset', 'unknown_measure', 'unknown_dimension'],
+    docs: "A list view's chart block names an existing dataset and its measures/dimensions.",
+  },
   *check(graph) {
     const datasets = [...graph.datasets.keys()];
     for (const v of graph.views.values()) {
@@ -13,14 +17,28 @@ export default defineRule({
       const artifact = { type: 'view', name: v.name };
       const name = chart.dataset;
       if (typeof name !== 'string' || name === '') {
-        yield { code: 'dangling_dataset', artifact, message: `The chart block of view ${q(v.name)} names no dataset, so the chart is empty (datasets: ${listing(datasets)}).`, fix: 'Set chart.dataset to the dataset the chart plots.', path: pointer('chart') };
+        yield {
+          code: 'dangling_dataset',
+          artifact,
+          message: `The chart block of view ${q(v.name)} names no dataset, so the chart is empty (datasets: ${listing(datasets)}).`,
+          fix: 'Set chart.dataset to the dataset the chart plots.',
+          path: pointer('chart'),
+        };
         continue;
       }
       const ds = graph.datasets.get(name);
       if (!ds) {
         const path = pointer('chart', 'dataset');
         const s = suggest(name, datasets, path);
-        yield { code: 'dangling_dataset', artifact, ref: { type: 'dataset', name }, message: `The chart of view ${q(v.name)} is bound to dataset ${q(name)}, which does not exist (datasets: ${listing(datasets)}).${didYouMeanText(s.suggestions)}`, fix: `Create dataset ${q(name)} or bind the chart to an existing one.`, path, ...s };
+        yield {
+          code: 'dangling_dataset',
+          artifact,
+          ref: { type: 'dataset', name },
+          message: `The chart of view ${q(v.name)} is bound to dataset ${q(name)}, which does not exist (datasets: ${listing(datasets)}).${didYouMeanText(s.suggestions)}`,
+          fix: `Create dataset ${q(name)} or bind the chart to an existing one.`,
+          path,
+          ...s,
+        };
         continue;
       }
       if (ds.invalid) continue;
@@ -34,7 +52,15 @@ export default defineRule({
           if (typeof m !== 'string' || map.has(m)) continue;
           const path = pointer('chart', key, i);
           const s = suggest(m, map.keys(), path);
-          yield { code, artifact, ref: { type: 'dataset', name: ds.name, member: m }, message: `The chart of view ${q(v.name)} asks for ${kind} ${q(m)}, which dataset ${q(ds.name)} does not declare (it has: ${listing(map.keys())}).${didYouMeanText(s.suggestions)}`, fix: `Use one of the dataset's ${kind}s, or add ${kind} ${q(m)} to dataset ${q(ds.name)}.`, path, ...s };
+          yield {
+            code,
+            artifact,
+            ref: { type: 'dataset', name: ds.name, member: m },
+            message: `The chart of view ${q(v.name)} asks for ${kind} ${q(m)}, which dataset ${q(ds.name)} does not declare (it has: ${listing(map.keys())}).${didYouMeanText(s.suggestions)}`,
+            fix: `Use one of the dataset's ${kind}s, or add ${kind} ${q(m)} to dataset ${q(ds.name)}.`,
+            path,
+            ...s,
+          };
         }
       }
     }

@@ -21,7 +21,9 @@ export default defineRule({
           artifact: { type: 'object', name: obj.name },
           ref: { type: 'object', name: f.def.reference, member: f.name },
           message: `Field ${q(f.name)} of object ${q(obj.name)} is a ${f.def.type} to object ${q(f.def.reference)}, which does not exist (objects: ${listing(objects)}).${didYouMeanText(s.suggestions)}`,
-          fix: s.suggestions?.length ? `Set the reference to ${q(s.suggestions[0])}, or create object ${q(f.def.reference)}.` : `Create object ${q(f.def.reference)}, or reference an existing object (users are "sys_user").`,
+          fix: s.suggestions?.length
+            ? `Set the reference to ${q(s.suggestions[0])}, or create object ${q(f.def.reference)}.`
+            : `Create object ${q(f.def.reference)}, or reference an existing object (users are "sys_user").`,
           path,
           ...s,
         };

@@ -1,4 +1,4 @@
-import { type Graph, type NavItemDef, childPointer, pointer } from '@bvl/metadata';
+import { childPointer, type Graph, type NavItemDef, pointer } from '@bvl/metadata';
 import { defineRule, type Finding } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
@@ -43,10 +43,23 @@ function* checkItem(graph: Graph, app: string, item: NavItemDef, at: string): Ge
   const artifact = { type: 'app', name: app };
   const names = namesOf(graph, kind);
   if (typeof target !== 'string' || target === '') {
-    yield { code: 'dangling_nav_target', artifact, message: `${label} is a ${kind} link with no ${key}, so it leads nowhere (${kind}s: ${listing(names)}).`, fix: `Set ${key} on the item to the ${kind} it opens.`, path: at };
+    yield {
+      code: 'dangling_nav_target',
+      artifact,
+      message: `${label} is a ${kind} link with no ${key}, so it leads nowhere (${kind}s: ${listing(names)}).`,
+      fix: `Set ${key} on the item to the ${kind} it opens.`,
+      path: at,
+    };
     return;
   }
-  const exists = kind === 'object' ? graph.objects.has(target) : kind === 'dashboard' ? graph.dashboards.has(target) : kind === 'report' ? graph.reports.has(target) : graph.pages.has(target);
+  const exists =
+    kind === 'object'
+      ? graph.objects.has(target)
+      : kind === 'dashboard'
+        ? graph.dashboards.has(target)
+        : kind === 'report'
+          ? graph.reports.has(target)
+          : graph.pages.has(target);
   if (!exists) {
     const path = childPointer(at, key);
     const s = suggest(target, names, path);
@@ -55,7 +68,9 @@ function* checkItem(graph: Graph, app: string, item: NavItemDef, at: string): Ge
       artifact,
       ref: { type: kind, name: target },
       message: `${label} opens ${kind} ${q(target)}, which does not exist (${kind}s: ${listing(names)}).${didYouMeanText(s.suggestions)}`,
-      fix: s.suggestions?.length ? `Point ${key} at ${q(s.suggestions[0])}, or create ${kind} ${q(target)}.` : `Create ${kind} ${q(target)}, or point the item at an existing ${kind}.`,
+      fix: s.suggestions?.length
+        ? `Point ${key} at ${q(s.suggestions[0])}, or create ${kind} ${q(target)}.`
+        : `Create ${kind} ${q(target)}, or point the item at an existing ${kind}.`,
       path,
       ...s,
     };
@@ -73,7 +88,9 @@ function* checkItem(graph: Graph, app: string, item: NavItemDef, at: string): Ge
     artifact,
     ref: { type: 'view', name: `${target}.${viewName}` },
     message: `${label} opens view ${q(viewName)} of object ${q(target)}, which has no such view (its list views: ${listing(keys)}).${didYouMeanText(s.suggestions)}`,
-    fix: s.suggestions?.length ? `Set viewName to ${q(s.suggestions[0])}.` : `Add list view ${q(viewName)} to object ${q(target)}'s view container, or drop viewName to open its default list.`,
+    fix: s.suggestions?.length
+      ? `Set viewName to ${q(s.suggestions[0])}.`
+      : `Add list view ${q(viewName)} to object ${q(target)}'s view container, or drop viewName to open its default list.`,
     path,
     ...s,
   };

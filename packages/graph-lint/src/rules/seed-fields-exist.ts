@@ -28,7 +28,9 @@ export default defineRule({
           artifact: { type: 'seed', name: seed.name },
           ref: { type: 'object', name: obj.name, member: key },
           message: `Seed ${q(seed.name)} sets ${q(key)} in ${n} record(s) (first: record ${i}), but object ${q(obj.name)} has no such field (it has: ${listing(candidates)}); the values are dropped.${didYouMeanText(s.suggestions)}`,
-          fix: s.suggestions?.length ? `Rename key ${q(key)} to ${q(s.suggestions[0])} in the seed's records, or add field ${q(key)} to ${q(obj.name)}.` : `Add field ${q(key)} to object ${q(obj.name)}, or remove it from the seed's records.`,
+          fix: s.suggestions?.length
+            ? `Rename key ${q(key)} to ${q(s.suggestions[0])} in the seed's records, or add field ${q(key)} to ${q(obj.name)}.`
+            : `Add field ${q(key)} to object ${q(obj.name)}, or remove it from the seed's records.`,
           path: pointer('records', i, key),
           ...(s.suggestions ? { suggestions: s.suggestions } : {}),
         };

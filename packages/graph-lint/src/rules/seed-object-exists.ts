@@ -16,7 +16,9 @@ export default defineRule({
         artifact: { type: 'seed', name: seed.name },
         ref: { type: 'object', name: seed.object },
         message: `Seed ${q(seed.name)} loads ${seed.def.records.length} record(s) into object ${q(seed.object)}, which does not exist (objects: ${listing(objects)}).${didYouMeanText(s.suggestions)}`,
-        fix: s.suggestions?.length ? `Set the seed's object to ${q(s.suggestions[0])}, or create object ${q(seed.object)}.` : `Create object ${q(seed.object)}, or remove the seed.`,
+        fix: s.suggestions?.length
+          ? `Set the seed's object to ${q(s.suggestions[0])}, or create object ${q(seed.object)}.`
+          : `Create object ${q(seed.object)}, or remove the seed.`,
         path,
         ...s,
       };

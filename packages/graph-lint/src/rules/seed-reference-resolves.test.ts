@@ -6,14 +6,43 @@ describe(rule.meta.name, () =>
   ruleTester(rule, {
     valid: [
       { name: 'target without a seed is not judged (rows come from elsewhere)', stack: (s) => (s.data[2].records[0].submitter = 'ada@example.com') },
-      { name: 'explicit id matches', stack: (s) => { s.data[0].records[0].id = 'cat_travel'; s.data[1].records[0].category = 'cat_travel'; } },
-      { name: 'target seed staged as a draft', stack: (s) => (s.data[1].records[0].category = 'Office'), drafts: (b) => ({ data: [{ ...b.data[0], records: [...b.data[0].records, { name: 'Office' }] }] }) },
+      {
+        name: 'explicit id matches',
+        stack: (s) => {
+          s.data[0].records[0].id = 'cat_travel';
+          s.data[1].records[0].category = 'cat_travel';
+        },
+      },
+      {
+        name: 'target seed staged as a draft',
+        stack: (s) => (s.data[1].records[0].category = 'Office'),
+        drafts: (b) => ({ data: [{ ...b.data[0], records: [...b.data[0].records, { name: 'Office' }] }] }),
+      },
       { name: 'null lookup', stack: (s) => (s.data[1].records[0].category = null) },
     ],
     invalid: [
-      { name: 'typo in natural key', stack: (s) => (s.data[1].records[2].category = 'Meal'), errors: [{ code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: '/records/2/category', patch: [{ op: 'replace', path: '/records/2/category', value: 'Meals' }] }] },
-      { name: '{externalId} wrapper never resolves', stack: (s) => (s.data[1].records[0].report = { externalId: 'R-2026-01' }), errors: [{ code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: '/records/0/report' }] },
-      { name: 'keyed by externalId, not name', stack: (s) => (s.data[1].records[1].report = 'Report 1'), errors: [{ code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: '/records/1/report' }] },
+      {
+        name: 'typo in natural key',
+        stack: (s) => (s.data[1].records[2].category = 'Meal'),
+        errors: [
+          {
+            code: 'unresolved_seed_reference',
+            artifact: 'seed/exp_expense',
+            path: '/records/2/category',
+            patch: [{ op: 'replace', path: '/records/2/category', value: 'Meals' }],
+          },
+        ],
+      },
+      {
+        name: '{externalId} wrapper never resolves',
+        stack: (s) => (s.data[1].records[0].report = { externalId: 'R-2026-01' }),
+        errors: [{ code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: '/records/0/report' }],
+      },
+      {
+        name: 'keyed by externalId, not name',
+        stack: (s) => (s.data[1].records[1].report = 'Report 1'),
+        errors: [{ code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: '/records/1/report' }],
+      },
     ],
   }),
 );

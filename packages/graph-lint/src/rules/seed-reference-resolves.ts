@@ -1,4 +1,4 @@
-import { type Graph, RELATION_TYPES, pointer, referenceOf, resolveField } from '@bvl/metadata';
+import { type Graph, pointer, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
@@ -35,7 +35,11 @@ function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Se
  * wrapper objects never resolve (commit 86bda82).
  */
 export default defineRule({
-  meta: { name: 'seed-reference-resolves', codes: ['unresolved_seed_reference'], docs: "Seed lookup values match a natural key of the target object's seeded records." },
+  meta: {
+    name: 'seed-reference-resolves',
+    codes: ['unresolved_seed_reference'],
+    docs: "Seed lookup values match a natural key of the target object's seeded records.",
+  },
   *check(graph) {
     const cache = new Map<string, { keys: Set<string>; by: string } | null>();
     for (const seed of graph.seeds.values()) {
@@ -51,7 +55,9 @@ export default defineRule({
           if (!target) continue;
           const nk = naturalKeys(graph, target, cache);
           if (!nk) continue;
-          const values = Array.isArray(value) ? value.map((v, j) => [v, pointer('records', i, key, j)] as const) : [[value, pointer('records', i, key)] as const];
+          const values = Array.isArray(value)
+            ? value.map((v, j) => [v, pointer('records', i, key, j)] as const)
+            : [[value, pointer('records', i, key)] as const];
           for (const [v, path] of values) {
             if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) continue;
             const wrapped = typeof v === 'object' && v !== null;
@@ -63,7 +69,9 @@ export default defineRule({
               message: wrapped
                 ? `Seed ${q(seed.name)} record ${i} sets lookup ${q(key)} to an object (${JSON.stringify(v).slice(0, 60)}); lookup values must be the target record's natural-key string, so this never resolves.`
                 : `Seed ${q(seed.name)} record ${i} sets lookup ${q(key)} to ${q(v)}, which matches no ${q(target)} record by its natural key ${q(nk.by)} (seeded keys: ${listing(nk.keys)}).${didYouMeanText(s.suggestions)}`,
-              fix: wrapped ? `Write the target's ${q(nk.by)} value as a plain string.` : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
+              fix: wrapped
+                ? `Write the target's ${q(nk.by)} value as a plain string.`
+                : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
               path,
               ...s,
             };

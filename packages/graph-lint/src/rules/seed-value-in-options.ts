@@ -20,18 +20,23 @@ export default defineRule({
           if (!allowed || allowed.length === 0) continue;
           const labels = new Map<string, string>();
           for (const o of field.def.options ?? []) if (typeof o === 'object' && o.label) labels.set(o.label.toLowerCase(), String(o.value));
-          const values = Array.isArray(value) ? value.map((v, j) => [v, pointer('records', i, key, j)] as const) : [[value, pointer('records', i, key)] as const];
+          const values = Array.isArray(value)
+            ? value.map((v, j) => [v, pointer('records', i, key, j)] as const)
+            : [[value, pointer('records', i, key)] as const];
           for (const [v, path] of values) {
             if (v === null || v === undefined || (typeof v === 'object' && 'dialect' in v)) continue;
             const s = String(v);
             if (allowed.includes(s)) continue;
-            const fixValue = labels.get(s.toLowerCase()) ?? allowed.find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
+            const fixValue =
+              labels.get(s.toLowerCase()) ?? allowed.find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
             yield {
               code: 'seed_value_not_in_options',
               artifact: { type: 'seed', name: seed.name },
               ref: { type: 'object', name: obj.name, member: key },
               message: `Seed ${q(seed.name)} record ${i} sets ${field.def.type} field ${q(key)} to ${q(s)}, which is not one of its option values (${listing(allowed)}); the row is rejected.${didYouMeanText(fixValue ? [fixValue] : undefined)}`,
-              fix: fixValue ? `Use the option value ${q(fixValue)} (values, not labels).` : `Use one of ${listing(allowed)}, or add option ${q(s)} to field ${q(key)} of ${q(obj.name)}.`,
+              fix: fixValue
+                ? `Use the option value ${q(fixValue)} (values, not labels).`
+                : `Use one of ${listing(allowed)}, or add option ${q(s)} to field ${q(key)} of ${q(obj.name)}.`,
               path,
               ...(fixValue ? { suggestions: [fixValue], patch: [{ op: 'replace' as const, path, value: fixValue }] } : {}),
             };

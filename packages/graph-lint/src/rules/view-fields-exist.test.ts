@@ -8,7 +8,14 @@ describe(rule.meta.name, () =>
       { name: 'system fields', stack: (s) => s.views[0].list.columns.push({ field: 'created_at' }, { field: 'owner_id' }, { field: 'id' }) },
       { name: 'legacy sort string', stack: (s) => (s.views[0].list.sort = 'amount desc, title') },
       { name: 'dotted path through a lookup', stack: (s) => s.views[0].list.columns.push({ field: 'category.name' }) },
-      { name: 'groups alias of sections', stack: (s) => { const f = s.views[0].formViews.create; f.groups = f.sections; delete f.sections; } },
+      {
+        name: 'groups alias of sections',
+        stack: (s) => {
+          const f = s.views[0].formViews.create;
+          f.groups = f.sections;
+          delete f.sections;
+        },
+      },
     ],
     invalid: [
       {
@@ -24,7 +31,12 @@ describe(rule.meta.name, () =>
           s.views[0].formViews.create.sections[0].fields.push({ field: 'notes' });
         },
         errors: [
-          { code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/columns/5/field', patch: [{ op: 'replace', path: '/columns/5/field', value: 'title' }] },
+          {
+            code: 'unknown_field',
+            artifact: 'view/exp_expense.default',
+            path: '/columns/5/field',
+            patch: [{ op: 'replace', path: '/columns/5/field', value: 'title' }],
+          },
           { code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/filter/0/field' },
           { code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/sort/0/field' },
           { code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/searchableFields/0' },
@@ -33,9 +45,21 @@ describe(rule.meta.name, () =>
           { code: 'unknown_field', artifact: 'view/exp_expense.create', path: '/sections/0/fields/5/field' },
         ],
       },
-      { name: 'legacy sort string naming a missing field', stack: (s) => (s.views[1].list.sort = 'codes desc'), errors: [{ code: 'unknown_field', artifact: 'view/exp_report.default', path: '/sort' }] },
-      { name: 'dotted path through a non-lookup', stack: (s) => s.views[0].list.columns.push('title.name'), errors: [{ code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/columns/5' }] },
-      { name: 'draft view', drafts: () => ({ views: [{ name: 'exp_expense.mine', viewKind: 'list', object: 'exp_expense', config: { type: 'grid', columns: ['ammount'] } }] }), errors: [{ code: 'unknown_field', artifact: 'view/exp_expense.mine', path: '/columns/0', draft: true }] },
+      {
+        name: 'legacy sort string naming a missing field',
+        stack: (s) => (s.views[1].list.sort = 'codes desc'),
+        errors: [{ code: 'unknown_field', artifact: 'view/exp_report.default', path: '/sort' }],
+      },
+      {
+        name: 'dotted path through a non-lookup',
+        stack: (s) => s.views[0].list.columns.push('title.name'),
+        errors: [{ code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/columns/5' }],
+      },
+      {
+        name: 'draft view',
+        drafts: () => ({ views: [{ name: 'exp_expense.mine', viewKind: 'list', object: 'exp_expense', config: { type: 'grid', columns: ['ammount'] } }] }),
+        errors: [{ code: 'unknown_field', artifact: 'view/exp_expense.mine', path: '/columns/0', draft: true }],
+      },
     ],
   }),
 );

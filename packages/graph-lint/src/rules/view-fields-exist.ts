@@ -21,8 +21,14 @@ export default defineRule({
         const fields = typeof uf === 'object' && uf !== null ? (uf as { fields?: unknown }).fields : undefined;
         if (Array.isArray(fields)) {
           fields.forEach((f, i) => {
-            const name = typeof f === 'string' ? f : typeof f === 'object' && f !== null && typeof (f as { field?: unknown }).field === 'string' ? (f as { field: string }).field : undefined;
-            if (name !== undefined) mentions.push({ field: name, path: pointer('userFilters', 'fields', i, ...(typeof f === 'string' ? [] : ['field'])), slot: 'user filter' });
+            const name =
+              typeof f === 'string'
+                ? f
+                : typeof f === 'object' && f !== null && typeof (f as { field?: unknown }).field === 'string'
+                  ? (f as { field: string }).field
+                  : undefined;
+            if (name !== undefined)
+              mentions.push({ field: name, path: pointer('userFilters', 'fields', i, ...(typeof f === 'string' ? [] : ['field'])), slot: 'user filter' });
           });
         }
       }

@@ -23,14 +23,25 @@ export default defineRule({
         continue;
       }
       if (graph.objects.has(v.object)) continue;
-      const path = cfg?.data?.object !== undefined ? pointer('data', 'object') : cfg?.data?.objectName !== undefined ? pointer('data', 'objectName') : cfg?.objectName !== undefined ? pointer('objectName') : cfg?.object !== undefined ? pointer('object') : undefined;
+      const path =
+        cfg?.data?.object !== undefined
+          ? pointer('data', 'object')
+          : cfg?.data?.objectName !== undefined
+            ? pointer('data', 'objectName')
+            : cfg?.objectName !== undefined
+              ? pointer('objectName')
+              : cfg?.object !== undefined
+                ? pointer('object')
+                : undefined;
       const s = suggest(v.object, objects, path);
       yield {
         code: 'dangling_object',
         artifact: { type: 'view', name: v.name },
         ref: { type: 'object', name: v.object },
         message: `View ${q(v.name)} reads object ${q(v.object)}, which does not exist (objects: ${listing(objects.filter((o) => !o.startsWith('sys_')))}).${didYouMeanText(s.suggestions)}`,
-        fix: s.suggestions?.length ? `Bind the view to ${q(s.suggestions[0])}, or create object ${q(v.object)}.` : `Create object ${q(v.object)}, or bind the view to an existing object.`,
+        fix: s.suggestions?.length
+          ? `Bind the view to ${q(s.suggestions[0])}, or create object ${q(v.object)}.`
+          : `Create object ${q(v.object)}, or bind the view to an existing object.`,
         path: path ?? '',
         ...s,
       };

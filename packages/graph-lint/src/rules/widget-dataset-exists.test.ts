@@ -5,13 +5,42 @@ import rule from './widget-dataset-exists.ts';
 describe(rule.meta.name, () =>
   ruleTester(rule, {
     valid: [
-      { name: 'dataset and dashboard both staged as drafts resolve each other (publish-batch closure)', drafts: (b) => ({ datasets: [{ ...b.datasets[0], name: 'exp_new' }], dashboards: [{ ...b.dashboards[0], widgets: [{ id: 'n', type: 'metric', dataset: 'exp_new', values: ['expense_count'] }] }] }) },
+      {
+        name: 'dataset and dashboard both staged as drafts resolve each other (publish-batch closure)',
+        drafts: (b) => ({
+          datasets: [{ ...b.datasets[0], name: 'exp_new' }],
+          dashboards: [{ ...b.dashboards[0], widgets: [{ id: 'n', type: 'metric', dataset: 'exp_new', values: ['expense_count'] }] }],
+        }),
+      },
     ],
     invalid: [
-      { name: 'incident #1: unknown dataset', stack: (s) => (s.dashboards[0].widgets[0].dataset = 'exp_budget'), errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/0/dataset' }] },
-      { name: 'typo gets a patch', stack: (s) => (s.dashboards[0].widgets[1].dataset = 'exp_expense_metric'), errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/1/dataset', patch: [{ op: 'replace', path: '/widgets/1/dataset', value: 'exp_expense_metrics' }] }] },
-      { name: 'no dataset key at all', stack: (s) => delete s.dashboards[0].widgets[2].dataset, errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/2' }] },
-      { name: 'draft dashboard flagged as draft', drafts: (b) => ({ dashboards: [{ ...b.dashboards[0], widgets: [{ id: 'x', type: 'metric', dataset: 'nope', values: ['a'] }] }] }), errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/0/dataset', draft: true }] },
+      {
+        name: 'incident #1: unknown dataset',
+        stack: (s) => (s.dashboards[0].widgets[0].dataset = 'exp_budget'),
+        errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/0/dataset' }],
+      },
+      {
+        name: 'typo gets a patch',
+        stack: (s) => (s.dashboards[0].widgets[1].dataset = 'exp_expense_metric'),
+        errors: [
+          {
+            code: 'dangling_dataset',
+            artifact: 'dashboard/exp_spending',
+            path: '/widgets/1/dataset',
+            patch: [{ op: 'replace', path: '/widgets/1/dataset', value: 'exp_expense_metrics' }],
+          },
+        ],
+      },
+      {
+        name: 'no dataset key at all',
+        stack: (s) => delete s.dashboards[0].widgets[2].dataset,
+        errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/2' }],
+      },
+      {
+        name: 'draft dashboard flagged as draft',
+        drafts: (b) => ({ dashboards: [{ ...b.dashboards[0], widgets: [{ id: 'x', type: 'metric', dataset: 'nope', values: ['a'] }] }] }),
+        errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/0/dataset', draft: true }],
+      },
     ],
   }),
 );

@@ -20,7 +20,9 @@ export default defineRule({
             message: `Widget ${q(w.id)} of dashboard ${q(d.name)} has no dataset, so it renders empty (datasets here: ${listing(names)}).`,
             fix: `Set "dataset" on widget ${q(w.id)} to the dataset whose measures it shows.`,
             path: pointer('widgets', w.index),
-            ...(names.length === 1 ? { suggestions: names, patch: [{ op: 'add' as const, path: pointer('widgets', w.index, 'dataset'), value: names[0] }] } : {}),
+            ...(names.length === 1
+              ? { suggestions: names, patch: [{ op: 'add' as const, path: pointer('widgets', w.index, 'dataset'), value: names[0] }] }
+              : {}),
           };
           continue;
         }
@@ -32,7 +34,9 @@ export default defineRule({
           artifact,
           ref,
           message: `Widget ${q(w.id)} of dashboard ${q(d.name)} is bound to dataset ${q(w.def.dataset)}, which does not exist (datasets: ${listing(names)}).${didYouMeanText(s.suggestions)}`,
-          fix: s.suggestions?.length ? `Bind widget ${q(w.id)} to dataset ${q(s.suggestions[0])}, or create dataset ${q(w.def.dataset)}.` : `Create dataset ${q(w.def.dataset)} with the measures widget ${q(w.id)} uses, or bind the widget to an existing dataset.`,
+          fix: s.suggestions?.length
+            ? `Bind widget ${q(w.id)} to dataset ${q(s.suggestions[0])}, or create dataset ${q(w.def.dataset)}.`
+            : `Create dataset ${q(w.def.dataset)} with the measures widget ${q(w.id)} uses, or bind the widget to an existing dataset.`,
           path,
           ...s,
         };

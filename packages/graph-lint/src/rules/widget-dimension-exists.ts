@@ -21,7 +21,9 @@ export default defineRule({
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'dashboard', name: d.name, member: w.id },
             message: `Widget ${q(w.id)} of dashboard ${q(d.name)} groups by dimension ${q(dim)}, which dataset ${q(ds.name)} does not declare (it has: ${listing(dims)}).${didYouMeanText(s.suggestions)}`,
-            fix: s.suggestions?.length ? `Use dimension ${q(s.suggestions[0])}, or add dimension ${q(dim)} to dataset ${q(ds.name)}.` : `Add dimension ${q(dim)} to dataset ${q(ds.name)}, or use one of its dimensions.`,
+            fix: s.suggestions?.length
+              ? `Use dimension ${q(s.suggestions[0])}, or add dimension ${q(dim)} to dataset ${q(ds.name)}.`
+              : `Add dimension ${q(dim)} to dataset ${q(ds.name)}, or use one of its dimensions.`,
             path,
             ...s,
           };

@@ -9,7 +9,15 @@ describe(rule.meta.name, () =>
       {
         name: 'incident #2: base field name instead of measure name',
         stack: (s) => (s.dashboards[0].widgets[0].values = ['amount']),
-        errors: [{ code: 'unknown_measure', artifact: 'dashboard/exp_spending', path: '/widgets/0/values/0', suggestion: 'total_amount', patch: [{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }] }],
+        errors: [
+          {
+            code: 'unknown_measure',
+            artifact: 'dashboard/exp_spending',
+            path: '/widgets/0/values/0',
+            suggestion: 'total_amount',
+            patch: [{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }],
+          },
+        ],
       },
       {
         name: 'every unknown value is reported',
@@ -19,7 +27,11 @@ describe(rule.meta.name, () =>
           { code: 'unknown_measure', artifact: 'dashboard/exp_spending', path: '/widgets/3/values/2' },
         ],
       },
-      { name: 'a dimension name is not a measure', stack: (s) => (s.dashboards[0].widgets[0].values = ['status']), errors: [{ code: 'unknown_measure', artifact: 'dashboard/exp_spending', path: '/widgets/0/values/0' }] },
+      {
+        name: 'a dimension name is not a measure',
+        stack: (s) => (s.dashboards[0].widgets[0].values = ['status']),
+        errors: [{ code: 'unknown_measure', artifact: 'dashboard/exp_spending', path: '/widgets/0/values/0' }],
+      },
     ],
   }),
 );

@@ -1,7 +1,7 @@
-import { pointer } from '@bvl/metadata';
-import { defineRule } from '../define-rule.ts';
 import type { JsonPatchOp } from '@bvl/build-issue';
 import type { MeasureDef } from '@bvl/metadata';
+import { pointer } from '@bvl/metadata';
+import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
 /**
@@ -9,7 +9,12 @@ import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
  * `total_amount`). Measures aggregating that very field rank first; one unfiltered such measure
  * is clearly right and earns a patch. Otherwise fall back to name similarity.
  */
-export function measureSuggestions(value: string, defs: readonly MeasureDef[], names: string[], path: string): { suggestions?: string[]; patch?: JsonPatchOp[] } {
+export function measureSuggestions(
+  value: string,
+  defs: readonly MeasureDef[],
+  names: string[],
+  path: string,
+): { suggestions?: string[]; patch?: JsonPatchOp[] } {
   const onField = defs.filter((m) => m.field === value && !m.derived);
   const similar = suggest(value, names, path);
   if (onField.length === 0) return similar;
@@ -37,7 +42,9 @@ export default defineRule({
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'dashboard', name: d.name, member: w.id },
             message: `Widget ${q(w.id)} of dashboard ${q(d.name)} asks for measure ${q(value)}, which dataset ${q(ds.name)} does not declare (it has: ${listing(measures)}).${didYouMeanText(s.suggestions)}`,
-            fix: s.suggestions?.length ? `Use measure ${q(s.suggestions[0])}, or add measure ${q(value)} to dataset ${q(ds.name)}.` : `Add measure ${q(value)} to dataset ${q(ds.name)}, or use one of its measures.`,
+            fix: s.suggestions?.length
+              ? `Use measure ${q(s.suggestions[0])}, or add measure ${q(value)} to dataset ${q(ds.name)}.`
+              : `Add measure ${q(value)} to dataset ${q(ds.name)}, or use one of its measures.`,
             path,
             ...s,
           };
