@@ -1,0 +1,98 @@
+import { type BuildIssue, makeIssue, sortIssues } from '@bvl/build-issue';
+import { type DatasetNode, type Graph, pointer } from '@bvl/metadata';
+import { checkInertFields } from './check-inert-fields.ts';
+import { checkView } from './check-view.ts';
+import { checkWidget } from './check-widget.ts';
+import { compileDataset, planDataset } from './compile-dataset.ts';
+import type { ComponentRegistry } from './component-registry.ts';
+import { DEFAULT_REGISTRY } from './default-registry.ts';
+
+/** Options for {@link checkRender}. */
+export interface CheckRenderOptions {
+  /** The renderer's component registry (default objectui's). */
+  readonly registry?: ComponentRegistry;
+  /** Postgres schema the datasets are compiled against (only affects the SQL text). */
+  readonly schema?: string;
+}
+
+/** L2's verdict on a graph, and how much it looked at. */
+export interface RenderCheck {
+  readonly issues: BuildIssue[];
+  readonly checked: {
+    /** Views and widgets translated to component schemas. */
+    readonly schemas: number;
+    /** Datasets compiled to SQL, plus widget selections (dimensions, values, filter) checked by the same compiler. */
+    readonly compiledDatasets: number;
+  };
+}
+
+/**
+ * L2, the render contract, over a whole graph: every view and widget translates to a registered
+ * component with its bindings and a query shape it can show; every dataset compiles to SQL, and
+ * so does every widget's selection of it; no field is inert. Artifacts that failed their schema
+ * are skipped (L1 reports them), as are problems L1 owns: a widget's missing dataset, a widget's
+ * unknown measure or dimension, a dataset's missing base object. Pure and total; issues sorted.
+ */
+export function checkRender(graph: Graph, options: CheckRenderOptions = {}): RenderCheck {
+  const registry = options.registry ?? DEFAULT_REGISTRY;
+  const compileOptions = options.schema === undefined ? undefined : { schema: options.schema };
+  const issues: BuildIssue[] = [];
+  let schemas = 0;
+  let compiledDatasets = 0;
+
+  for (const view of graph.views.values()) {
+    if (view.invalid) continue;
+    issues.push(...checkView(view, graph, registry).issues);
+    schemas++;
+  }
+
+  /** Whether a dataset can be compiled at all: valid, with an existing base object (else L1's dangling_object). */
+  const compilable = (d: DatasetNode | undefined): d is DatasetNode => d !== undefined && !d.invalid && (d.object === undefined || graph.objects.has(d.object));
+
+  for (const dashboard of graph.dashboards.values()) {
+    if (dashboard.invalid) continue;
+    for (const widget of dashboard.widgets) {
+      const named = widget.def.dataset === undefined ? undefined : graph.datasets.get(widget.def.dataset);
+      const dataset = named && !named.invalid ? named : undefined;
+      issues.push(...checkWidget(widget, dataset, dashboard, registry).issues);
+      schemas++;
+      if (!compilable(dataset) || dataset.object === undefined) continue;
+      // Unknown values/dimensions are L1's (unknown_measure/unknown_dimension) and the dataset's own
+      // problems are reported on the dataset: only the widget's filter is news here.
+      const selection = {
+        measures: (widget.def.values ?? []).filter((v) => dataset.measures.has(v)),
+        dimensions: (widget.def.dimensions ?? []).filter((d) => dataset.dimensions.has(d)),
+        ...(widget.def.filter !== undefined ? { filter: widget.def.filter } : {}),
+      };
+      const who = `The filter of widget "${widget.id}" of dashboard "${dashboard.name}" (on dataset "${dataset.name}")`;
+      const plan = planDataset(dataset, graph, selection, compileOptions, who);
+      compiledDatasets++;
+      for (const p of plan.problems) {
+        if (p.origin !== 'selection-filter') continue;
+        issues.push(
+          makeIssue({
+            code: 'dataset_compile_error',
+            artifact: { type: 'dashboard', name: dashboard.name },
+            ref: { type: 'dashboard', name: dashboard.name, member: widget.id },
+            message: p.message,
+            fix: p.fix,
+            path: pointer('widgets', widget.index, 'filter', ...p.at),
+            draft: dashboard.draft,
+            ...(p.suggestions?.length ? { suggestions: p.suggestions } : {}),
+          }),
+        );
+      }
+    }
+  }
+
+  for (const dataset of graph.datasets.values()) {
+    if (!compilable(dataset)) continue;
+    const result = compileDataset(dataset, graph, undefined, compileOptions);
+    compiledDatasets++;
+    if (!result.ok) issues.push(...result.issues);
+  }
+
+  for (const object of graph.objects.values()) issues.push(...checkInertFields(object));
+
+  return { issues: sortIssues(issues), checked: { schemas, compiledDatasets } };
+}

@@ -1,0 +1,236 @@
+import type { FieldNode } from '@bvl/metadata';
+import { didYouMean } from '@bvl/metadata';
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { CONTEXT_TOKENS, DATE_MACRO_NAMES, type MacroKind, dateMacroSql, placeholderName } from './date-macros.ts';
+
+/** A segment of a JSON pointer, relative to the filter's root. */
+export type Segment = string | number;
+
+/** A resolved column: its SQL reference and the field behind it. */
+export interface ColumnRef {
+  readonly sql: RawBuilder<unknown>;
+  readonly field: FieldNode;
+}
+
+/** What the filter compiler needs from its caller: field resolution and error reporting. */
+export interface FilterContext {
+  /** Resolves a (possibly dotted) field path; reports its own error and returns undefined when it cannot. */
+  column(path: string, at: readonly Segment[]): ColumnRef | undefined;
+  error(at: readonly Segment[], message: string, fix: string, suggestions?: string[]): void;
+}
+
+/** Deepest `$and`/`$or`/`$not` nesting compiled. */
+export const MAX_FILTER_DEPTH = 32;
+/** Largest `$in`/`$nin` list (Postgres caps a statement at 65535 parameters). */
+export const MAX_IN_LIST = 1000;
+
+const COMPARISONS = { $eq: '=', $ne: '<>', $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
+type Comparison = keyof typeof COMPARISONS;
+const PATTERNS = { $contains: ['%', '%'], $notContains: ['%', '%'], $startsWith: ['', '%'], $endsWith: ['%', ''] } as const;
+const FIELD_OPERATORS = [...Object.keys(COMPARISONS), '$in', '$nin', '$between', ...Object.keys(PATTERNS), '$like', '$ilike', '$null', '$exists', '$not'];
+const LOGICAL = ['$and', '$or', '$nor', '$not'];
+const TEMPORAL = new Set(['date', 'datetime']);
+/** Types whose column type is not known here; comparisons are left to the database. */
+const OPAQUE = new Set(['formula', 'summary']);
+
+const TRUE = sql<SqlBool>`true`;
+const FALSE = sql<SqlBool>`false`;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const and = (parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> => (parts.length === 0 ? TRUE : parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` and `)})`);
+const or = (parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> => (parts.length === 0 ? FALSE : parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` or `)})`);
+/** Negation that is total over NULL: `not coalesce(p, false)`, so a NULL row is in the complement (Mongo semantics). */
+const not = (p: RawBuilder<SqlBool>): RawBuilder<SqlBool> => sql<SqlBool>`not coalesce(${p}, false)`;
+const show = (v: unknown): string => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+};
+
+/** An operand: its SQL and whether it is a calendar day (an upper bound on a day then covers the whole day). */
+interface Operand {
+  readonly sql: RawBuilder<unknown> | unknown;
+  readonly kind: MacroKind | 'value';
+}
+
+/**
+ * Compiles a Mongo-style FilterCondition (`{status: {$ne: 'done'}, due: {$lt: '{today}'}}`,
+ * `$and/$or/$nor/$not`, a bare value meaning equals) to a SQL condition. Values become parameters;
+ * date placeholders become expressions on the database's clock. Every problem is reported to
+ * `ctx` with its pointer; the result is undefined when the filter is empty.
+ */
+export function compileFilter(filter: unknown, ctx: FilterContext, at: readonly Segment[] = []): RawBuilder<SqlBool> | undefined {
+  if (filter === undefined || filter === null) return undefined;
+  if (isRecord(filter) && Object.keys(filter).length === 0) return undefined;
+  return condition(filter, ctx, at, 0);
+}
+
+function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], depth: number): RawBuilder<SqlBool> {
+  if (depth > MAX_FILTER_DEPTH) {
+    ctx.error(at, `nests $and/$or/$not more than ${MAX_FILTER_DEPTH} levels deep`, 'Flatten the filter.');
+    return TRUE;
+  }
+  if (!isRecord(node)) {
+    ctx.error(at, `is ${show(node)}, not a condition object like {"field": value}`, 'Write the condition as an object of field names to values or operator objects ({"$ne": …}).');
+    return TRUE;
+  }
+  const parts: RawBuilder<SqlBool>[] = [];
+  for (const [key, value] of Object.entries(node)) {
+    const here = [...at, key];
+    if (key === '$and' || key === '$or' || key === '$nor') {
+      if (!Array.isArray(value)) {
+        ctx.error(here, `${key} takes an array of conditions, not ${show(value)}`, `Write ${key} as [{…}, {…}].`);
+        continue;
+      }
+      const subs = value.map((v, i) => condition(v, ctx, [...here, i], depth + 1));
+      parts.push(key === '$and' ? and(subs) : key === '$or' ? or(subs) : not(or(subs)));
+    } else if (key === '$not') {
+      parts.push(not(condition(value, ctx, here, depth + 1)));
+    } else if (key.startsWith('$')) {
+      ctx.error(here, `uses "${key}", which is not a logical operator (${LOGICAL.join(', ')}) nor a field name`, `Use one of ${LOGICAL.join(', ')}, or put field operators under a field: {"field": {"${key}": …}}.`, didYouMean(key, LOGICAL));
+    } else {
+      const col = ctx.column(key, here);
+      if (col) parts.push(fieldCondition(col, value, ctx, here, depth));
+    }
+  }
+  return and(parts);
+}
+
+function fieldCondition(col: ColumnRef, value: unknown, ctx: FilterContext, at: readonly Segment[], depth: number): RawBuilder<SqlBool> {
+  if (depth > MAX_FILTER_DEPTH) {
+    ctx.error(at, `nests operators more than ${MAX_FILTER_DEPTH} levels deep`, 'Flatten the filter.');
+    return TRUE;
+  }
+  if (value === null) return sql<SqlBool>`${col.sql} is null`;
+  if (Array.isArray(value)) return inList(col, value, false, ctx, at);
+  if (!isRecord(value) || '$field' in value) return compare(col, '$eq', value, ctx, at);
+  const parts: RawBuilder<SqlBool>[] = [];
+  for (const [op, arg] of Object.entries(value)) {
+    const here = [...at, op];
+    if (Object.hasOwn(COMPARISONS, op)) parts.push(compare(col, op as Comparison, arg, ctx, here));
+    else if (op === '$in' || op === '$nin') {
+      if (!Array.isArray(arg)) ctx.error(here, `${op} takes an array of values, not ${show(arg)}`, `Write ${op} as ["a", "b"].`);
+      else parts.push(inList(col, arg, op === '$nin', ctx, here));
+    } else if (op === '$between') {
+      if (!Array.isArray(arg) || arg.length !== 2) ctx.error(here, `$between takes [min, max], not ${show(arg)}`, 'Write $between as [min, max].');
+      else parts.push(and([compare(col, '$gte', arg[0], ctx, [...here, 0]), compare(col, '$lte', arg[1], ctx, [...here, 1])]));
+    } else if (Object.hasOwn(PATTERNS, op) || op === '$like' || op === '$ilike') parts.push(pattern(col, op, arg, ctx, here));
+    else if (op === '$null' || op === '$exists') {
+      if (typeof arg !== 'boolean') ctx.error(here, `${op} takes true or false, not ${show(arg)}`, `Write {"${op}": true} or {"${op}": false}.`);
+      // $exists asks whether the field holds a value (ObjectStack: the same question as {$ne: null}).
+      else parts.push((op === '$null') === arg ? sql<SqlBool>`${col.sql} is null` : sql<SqlBool>`${col.sql} is not null`);
+    } else if (op === '$not') parts.push(not(fieldCondition(col, arg, ctx, here, depth + 1)));
+    else if (op.startsWith('$'))
+      ctx.error(here, `uses operator "${op}", which the dataset compiler does not support`, `Use one of ${FIELD_OPERATORS.join(', ')}.`, didYouMean(op, FIELD_OPERATORS));
+    else ctx.error(here, `mixes the key "${op}" into an operator object`, `Write the condition on "${at[at.length - 1]}" either as a value or as an object of operators (${FIELD_OPERATORS.slice(0, 6).join(', ')}, …).`);
+  }
+  return and(parts);
+}
+
+function compare(col: ColumnRef, op: Comparison, value: unknown, ctx: FilterContext, at: readonly Segment[]): RawBuilder<SqlBool> {
+  const sqlOp = sql.raw(COMPARISONS[op]);
+  if (value === null) {
+    if (op === '$eq') return sql<SqlBool>`${col.sql} is null`;
+    if (op === '$ne') return sql<SqlBool>`${col.sql} is not null`;
+    ctx.error(at, `compares with null using ${op}, but null is not ordered`, 'State absence with {"$null": true} or {"$eq": null}.');
+    return TRUE;
+  }
+  if (isRecord(value) && '$field' in value) {
+    const other = typeof value.$field === 'string' ? ctx.column(value.$field, [...at, '$field']) : undefined;
+    if (typeof value.$field !== 'string') ctx.error([...at, '$field'], `$field must name a field, not ${show(value.$field)}`, 'Write {"$field": "other_field"}.');
+    if (value.addDays !== undefined) ctx.error([...at, 'addDays'], 'uses addDays, which the dataset compiler does not support', 'Compare with the field directly, or use a date placeholder such as {7_days_ago}.');
+    if (!other) return TRUE;
+    if (col.field.def.multiple || other.field.def.multiple) ctx.error(at, 'compares a multiple-value field with {$field}', 'Compare single-value fields only.');
+    if (op === '$ne') return sql<SqlBool>`${col.sql} is distinct from ${other.sql}`;
+    return sql<SqlBool>`${col.sql} ${sqlOp} ${other.sql}`;
+  }
+  const operand = scalarOperand(col, value, ctx, at);
+  if (!operand) return TRUE;
+  if (col.field.def.multiple) {
+    if (op === '$eq') return sql<SqlBool>`${operand.sql} = any(${col.sql})`;
+    if (op === '$ne') return not(sql<SqlBool>`${operand.sql} = any(${col.sql})`);
+    ctx.error(at, `orders a multiple-value field with ${op}`, 'Use $eq, $ne, $in, $nin or $contains on a multiple-value field.');
+    return TRUE;
+  }
+  if (op === '$ne') return sql<SqlBool>`${col.sql} is distinct from ${operand.sql}`;
+  // A bare calendar day as an upper bound means the whole day (ObjectStack ADR-0053 D-D): half-open to the next day.
+  if (op === '$lte' && operand.kind === 'day' && col.field.def.type === 'datetime') return sql<SqlBool>`${col.sql} < (${operand.sql})::date + 1`;
+  return sql<SqlBool>`${col.sql} ${sqlOp} ${operand.sql}`;
+}
+
+/** A comparand: a parameter, or a placeholder resolved to SQL. Reports and returns undefined when it is neither. */
+function scalarOperand(col: ColumnRef, value: unknown, ctx: FilterContext, at: readonly Segment[]): Operand | undefined {
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return { sql: value, kind: 'value' };
+    ctx.error(at, `compares with ${value}, which is not a finite number`, 'Use a finite number.');
+    return undefined;
+  }
+  if (typeof value === 'boolean') return { sql: value, kind: 'value' };
+  if (typeof value !== 'string') {
+    ctx.error(at, `compares with ${show(value)}, but a comparand must be a string, number, boolean or null`, 'Use a scalar value, a {placeholder} or {"$field": "other_field"}.');
+    return undefined;
+  }
+  const name = placeholderName(value);
+  if (name === undefined) return { sql: value, kind: /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'day' : 'value' };
+  if (Object.hasOwn(CONTEXT_TOKENS, name)) return { sql: sql`current_setting(${sql.lit(CONTEXT_TOKENS[name]!)}, true)`, kind: 'value' };
+  const macro = dateMacroSql(name);
+  if (macro === 'too_large') {
+    ctx.error(at, `uses placeholder "${value}", whose count is too large`, 'Use a count of at most 100000.');
+    return undefined;
+  }
+  if (!macro) {
+    const known = [...DATE_MACRO_NAMES, ...Object.keys(CONTEXT_TOKENS)];
+    ctx.error(
+      at,
+      `uses placeholder "${value}", which is neither a date macro nor a context token: it would be compared as a literal string and match nothing`,
+      'Use a date macro such as {today}, {current_month_start} or {30_days_ago}, or a context token such as {current_user_id}.',
+      didYouMean(name, known).map((s) => `{${s}}`),
+    );
+    return undefined;
+  }
+  const type = col.field.def.type;
+  if (type === 'time') {
+    ctx.error(at, `compares time field "${col.field.name}" with the date placeholder "${value}"`, 'Compare a time field with a time of day ("HH:MM").');
+    return undefined;
+  }
+  // On a non-temporal column the placeholder compares as its ISO text, as ObjectStack's resolver substitutes it.
+  if (!TEMPORAL.has(type) && !OPAQUE.has(type)) return { sql: sql`(${macro.sql})::text`, kind: 'value' };
+  return macro;
+}
+
+function inList(col: ColumnRef, values: readonly unknown[], negate: boolean, ctx: FilterContext, at: readonly Segment[]): RawBuilder<SqlBool> {
+  if (values.length > MAX_IN_LIST) {
+    ctx.error(at, `lists ${values.length} values; at most ${MAX_IN_LIST} are compiled`, 'Filter on a dimension or a shorter list.');
+    return TRUE;
+  }
+  const hasNull = values.includes(null);
+  const operands = values.flatMap((v, i) => (v === null ? [] : [scalarOperand(col, v, ctx, [...at, i])?.sql]));
+  if (operands.some((o) => o === undefined)) return TRUE;
+  const list = sql.join(operands);
+  if (col.field.def.multiple) {
+    const overlap = operands.length ? sql<SqlBool>`${col.sql} && array[${list}]::text[]` : FALSE;
+    return negate ? not(overlap) : overlap;
+  }
+  const member = operands.length ? sql<SqlBool>`${col.sql} in (${list})` : FALSE;
+  if (!negate) return hasNull ? or([member, sql<SqlBool>`${col.sql} is null`]) : member;
+  const outside = not(member);
+  return hasNull ? and([outside, sql<SqlBool>`${col.sql} is not null`]) : outside;
+}
+
+function pattern(col: ColumnRef, op: string, arg: unknown, ctx: FilterContext, at: readonly Segment[]): RawBuilder<SqlBool> {
+  if (typeof arg !== 'string') {
+    ctx.error(at, `${op} takes a string, not ${show(arg)}`, `Write {"${op}": "text"}.`);
+    return TRUE;
+  }
+  if (col.field.def.multiple) {
+    if (op === '$contains') return sql<SqlBool>`${arg} = any(${col.sql})`;
+    if (op === '$notContains') return not(sql<SqlBool>`${arg} = any(${col.sql})`);
+    ctx.error(at, `uses ${op} on a multiple-value field`, 'Use $contains, $in or $nin on a multiple-value field.');
+    return TRUE;
+  }
+  if (op === '$like') return sql<SqlBool>`${col.sql}::text like ${arg}`;
+  if (op === '$ilike') return sql<SqlBool>`${col.sql}::text ilike ${arg}`;
+  const [pre, post] = PATTERNS[op as keyof typeof PATTERNS];
+  // The text is a parameter; only LIKE's own metacharacters need escaping (backslash is Postgres' default escape).
+  const text = `${pre}${arg.replace(/[\\%_]/g, (c) => `\\${c}`)}${post}`;
+  const match = sql<SqlBool>`${col.sql}::text ilike ${text}`;
+  return op === '$notContains' ? not(match) : match;
+}

@@ -1,0 +1,29 @@
+import { type ObjectNode, optionValues, referenceOf, resolveField } from '@bvl/metadata';
+import type { ResolvedField } from './component-schema.ts';
+
+/**
+ * A field of `object` as a component sees it. Total: an unknown field (or a missing object)
+ * resolves to `exists: false` with type `unknown`, because the renderer still gets the name.
+ */
+export function resolveFieldOf(object: ObjectNode | undefined, name: string, label?: string): ResolvedField {
+  const field = object ? resolveField(object, name) : undefined;
+  if (!field) return { name, label: label ?? name, type: 'unknown', exists: false };
+  const def = field.def;
+  const values = optionValues(def);
+  const options = values?.map((value, i) => {
+    const o = def.options?.[i];
+    return { value, label: typeof o === 'object' && o !== null && typeof o.label === 'string' ? o.label : value };
+  });
+  const reference = referenceOf(def);
+  return {
+    name,
+    label: label ?? def.label ?? name,
+    type: def.type,
+    exists: true,
+    ...(field.system ? { system: true } : {}),
+    ...(def.required ? { required: true } : {}),
+    ...(def.multiple ? { multiple: true } : {}),
+    ...(reference ? { reference } : {}),
+    ...(options ? { options } : {}),
+  };
+}
