@@ -74,6 +74,8 @@ function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], de
   }
   const parts: RawBuilder<SqlBool>[] = [];
   for (const [key, value] of Object.entries(node)) {
+    // Only a JS caller can pass undefined; JSON has no such value, so the key is treated as absent.
+    if (value === undefined) continue;
     const here = [...at, key];
     if (key === '$and' || key === '$or' || key === '$nor') {
       if (!Array.isArray(value)) {
@@ -104,6 +106,7 @@ function fieldCondition(col: ColumnRef, value: unknown, ctx: FilterContext, at: 
   if (!isRecord(value) || '$field' in value) return compare(col, '$eq', value, ctx, at);
   const parts: RawBuilder<SqlBool>[] = [];
   for (const [op, arg] of Object.entries(value)) {
+    if (arg === undefined) continue;
     const here = [...at, op];
     if (Object.hasOwn(COMPARISONS, op)) parts.push(compare(col, op as Comparison, arg, ctx, here));
     else if (op === '$in' || op === '$nin') {
