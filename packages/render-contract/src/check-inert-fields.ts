@@ -9,7 +9,8 @@ const isBlank = (v: unknown): boolean =>
   (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
 
 /** A CEL envelope `{dialect, source}` with an empty source is as inert as no expression. */
-const blankExpression = (v: unknown): boolean => isBlank(v) || (typeof v === 'object' && v !== null && 'source' in v && isBlank((v as { source: unknown }).source));
+const blankExpression = (v: unknown): boolean =>
+  isBlank(v) || (typeof v === 'object' && v !== null && 'source' in v && isBlank((v as { source: unknown }).source));
 
 /** One inertness rule: which field types it covers, when a field is inert, and what to say. */
 interface InertRule {
@@ -21,10 +22,30 @@ interface InertRule {
 
 // ADR-0078 functional completeness. A multiselect with no options is a deliberate non-rule (free tagging).
 const RULES: readonly InertRule[] = [
-  { types: ['select', 'radio'], inert: (f) => isBlank(f.def.options), why: 'has no options, so its input offers nothing to choose and no value can be entered', fix: 'add options [{"label": …, "value": …}]' },
-  { types: ['lookup', 'master_detail'], inert: (f) => isBlank(f.def.reference), why: 'has no reference, so it points at no object and its picker has no records to offer', fix: 'set "reference" to the object it points at' },
-  { types: ['formula'], inert: (f) => blankExpression(f.def.expression), why: 'has no expression, so it never computes a value', fix: 'set "expression" (a CEL expression)' },
-  { types: ['summary'], inert: (f) => isBlank(f.def.summaryOperations), why: 'has no summaryOperations, so it never aggregates anything', fix: 'set "summaryOperations" ({object, field, function})' },
+  {
+    types: ['select', 'radio'],
+    inert: (f) => isBlank(f.def.options),
+    why: 'has no options, so its input offers nothing to choose and no value can be entered',
+    fix: 'add options [{"label": …, "value": …}]',
+  },
+  {
+    types: ['lookup', 'master_detail'],
+    inert: (f) => isBlank(f.def.reference),
+    why: 'has no reference, so it points at no object and its picker has no records to offer',
+    fix: 'set "reference" to the object it points at',
+  },
+  {
+    types: ['formula'],
+    inert: (f) => blankExpression(f.def.expression),
+    why: 'has no expression, so it never computes a value',
+    fix: 'set "expression" (a CEL expression)',
+  },
+  {
+    types: ['summary'],
+    inert: (f) => isBlank(f.def.summaryOperations),
+    why: 'has no summaryOperations, so it never aggregates anything',
+    fix: 'set "summaryOperations" ({object, field, function})',
+  },
 ];
 
 /**

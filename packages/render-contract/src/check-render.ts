@@ -21,7 +21,7 @@ export interface RenderCheck {
   readonly checked: {
     /** Views and widgets translated to component schemas. */
     readonly schemas: number;
-    /** Datasets compiled to SQL, plus widget selections (dimensions, values, filter) checked by the same compiler. */
+    /** Datasets compiled to SQL, plus the widget selections with a filter checked by the same compiler. */
     readonly compiledDatasets: number;
   };
 }
@@ -56,17 +56,18 @@ export function checkRender(graph: Graph, options: CheckRenderOptions = {}): Ren
       const dataset = named && !named.invalid ? named : undefined;
       issues.push(...checkWidget(widget, dataset, dashboard, registry).issues);
       schemas++;
-      if (!compilable(dataset) || dataset.object === undefined) continue;
-      // Unknown values/dimensions are L1's (unknown_measure/unknown_dimension) and the dataset's own
-      // problems are reported on the dataset: only the widget's filter is news here.
+      // Without a filter, a widget's selection is a subset of its dataset's (unknown values and
+      // dimensions are L1's unknown_measure/unknown_dimension), so compiling the dataset covers it.
+      if (widget.def.filter === undefined || !compilable(dataset) || dataset.object === undefined) continue;
       const selection = {
         measures: (widget.def.values ?? []).filter((v) => dataset.measures.has(v)),
         dimensions: (widget.def.dimensions ?? []).filter((d) => dataset.dimensions.has(d)),
-        ...(widget.def.filter !== undefined ? { filter: widget.def.filter } : {}),
+        filter: widget.def.filter,
       };
       const who = `The filter of widget "${widget.id}" of dashboard "${dashboard.name}" (on dataset "${dataset.name}")`;
       const plan = planDataset(dataset, graph, selection, compileOptions, who);
       compiledDatasets++;
+      // The dataset's own problems are reported on the dataset: only the widget's filter is news here.
       for (const p of plan.problems) {
         if (p.origin !== 'selection-filter') continue;
         issues.push(

@@ -1,5 +1,5 @@
 import { BuildIssueSchema } from '@bvl/build-issue';
-import { type Graph, type ViewNode, buildGraph, collectStack } from '@bvl/metadata';
+import { buildGraph, collectStack, type Graph, type ViewNode } from '@bvl/metadata';
 import { describe, expect, it } from 'vitest';
 import { checkView } from './check-view.ts';
 import { type ComponentRegistry, parseRegistry } from './component-registry.ts';
@@ -10,7 +10,13 @@ const task = {
   name: 'exp_task',
   fields: {
     title: { type: 'text', label: 'Title' },
-    status: { type: 'select', options: [{ label: 'Open', value: 'open' }, { label: 'Done', value: 'done' }] },
+    status: {
+      type: 'select',
+      options: [
+        { label: 'Open', value: 'open' },
+        { label: 'Done', value: 'done' },
+      ],
+    },
     due: { type: 'date' },
     starts: { type: 'datetime' },
     owner: { type: 'user' },
@@ -23,7 +29,8 @@ const note = { name: 'exp_note', fields: { title: { type: 'text' }, on: { type: 
 
 /** A graph holding the objects and one list view `<object>.v` (or form view when `kind` is form) with `body`. */
 function viewGraph(body: Record<string, unknown>, kind: 'list' | 'form' = 'list', object = 'exp_task'): { graph: Graph; view: ViewNode } {
-  const container = kind === 'list' ? { listViews: { v: { data: { provider: 'object', object }, columns: ['title'], ...body } } } : { object, formViews: { v: body } };
+  const container =
+    kind === 'list' ? { listViews: { v: { data: { provider: 'object', object }, columns: ['title'], ...body } } } : { object, formViews: { v: body } };
   const { graph } = buildGraph(collectStack({ objects: [task, note], views: [container] }));
   const view = graph.views.get(`${object}.v`);
   if (!view) throw new Error('view not built');
@@ -43,12 +50,25 @@ const valid: ReadonlyArray<Case & { component: string }> = [
   { name: 'kanban with its block', body: { type: 'kanban', kanban: { groupByField: 'status', columns: ['title'] } }, component: 'object-kanban' },
   { name: 'gallery without a block (not a binding type)', body: { type: 'gallery' }, component: 'object-gallery' },
   { name: 'calendar with startDateField', body: { type: 'calendar', calendar: { startDateField: 'due', titleField: 'title' } }, component: 'object-calendar' },
-  { name: 'timeline with startDateField', body: { type: 'timeline', timeline: { startDateField: 'starts', titleField: 'title' } }, component: 'object-timeline' },
-  { name: 'gantt with both dates', body: { type: 'gantt', gantt: { startDateField: 'starts', endDateField: 'due', titleField: 'title' } }, component: 'object-gantt' },
+  {
+    name: 'timeline with startDateField',
+    body: { type: 'timeline', timeline: { startDateField: 'starts', titleField: 'title' } },
+    component: 'object-timeline',
+  },
+  {
+    name: 'gantt with both dates',
+    body: { type: 'gantt', gantt: { startDateField: 'starts', endDateField: 'due', titleField: 'title' } },
+    component: 'object-gantt',
+  },
   { name: 'map', body: { type: 'map', map: { locationField: 'title' } }, component: 'object-map' },
   { name: 'chart', body: { type: 'chart', chart: { chartType: 'bar', dataset: 'd', values: ['n'] } }, component: 'object-chart' },
   { name: 'tree renders as a grid', body: { type: 'tree', tree: { parentField: 'parent', labelField: 'title' } }, component: 'object-grid' },
-  ...(['simple', 'tabbed', 'wizard', 'split', 'drawer', 'modal'] as const).map((t) => ({ name: `form ${t}`, kind: 'form' as const, body: { type: t, sections: [{ fields: ['title'] }] }, component: 'object-form' })),
+  ...(['simple', 'tabbed', 'wizard', 'split', 'drawer', 'modal'] as const).map((t) => ({
+    name: `form ${t}`,
+    kind: 'form' as const,
+    body: { type: t, sections: [{ fields: ['title'] }] },
+    component: 'object-form',
+  })),
   { name: 'form without type defaults to simple', kind: 'form', body: { sections: [{ fields: ['title'] }] }, component: 'object-form' },
 ];
 
@@ -60,8 +80,16 @@ interface Expected {
 }
 
 const invalid: ReadonlyArray<Case & { issues: Expected[] }> = [
-  { name: "type 'list' (incident #6)", body: { type: 'list' }, issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'grid' }] }] },
-  { name: 'unknown type, no near miss', body: { type: 'spreadsheet' }, issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'grid' }] }] },
+  {
+    name: "type 'list' (incident #6)",
+    body: { type: 'list' },
+    issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'grid' }] }],
+  },
+  {
+    name: 'unknown type, no near miss',
+    body: { type: 'spreadsheet' },
+    issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'grid' }] }],
+  },
   {
     name: 'near miss whose block is present is patched to it',
     body: { type: 'kanbn', kanban: { groupByField: 'status' } },
@@ -72,10 +100,24 @@ const invalid: ReadonlyArray<Case & { issues: Expected[] }> = [
     body: { type: 'kanbn' },
     issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'grid' }], suggestions: ['kanban'] }],
   },
-  { name: 'form of an unknown type', kind: 'form', body: { type: 'page', sections: [] }, issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'simple' }] }] },
-  { name: "a list type on a form ('grid')", kind: 'form', body: { type: 'grid' }, issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'simple' }] }] },
+  {
+    name: 'form of an unknown type',
+    kind: 'form',
+    body: { type: 'page', sections: [] },
+    issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'simple' }] }],
+  },
+  {
+    name: "a list type on a form ('grid')",
+    kind: 'form',
+    body: { type: 'grid' },
+    issues: [{ code: 'typeless_schema', path: '/type', patch: [{ op: 'replace', path: '/type', value: 'simple' }] }],
+  },
   { name: 'kanban without its block', body: { type: 'kanban' }, issues: [{ code: 'layout_without_binding', path: '/kanban' }] },
-  { name: 'kanban block without groupByField: three groupable fields, no patch', body: { type: 'kanban', kanban: { columns: ['title'] } }, issues: [{ code: 'layout_without_binding', path: '/kanban/groupByField' }] },
+  {
+    name: 'kanban block without groupByField: three groupable fields, no patch',
+    body: { type: 'kanban', kanban: { columns: ['title'] } },
+    issues: [{ code: 'layout_without_binding', path: '/kanban/groupByField' }],
+  },
   {
     name: 'calendar block without startDateField: one date field, patched',
     object: 'exp_note',
@@ -83,7 +125,11 @@ const invalid: ReadonlyArray<Case & { issues: Expected[] }> = [
     issues: [{ code: 'layout_without_binding', path: '/calendar/startDateField', patch: [{ op: 'add', path: '/calendar/startDateField', value: 'on' }] }],
   },
   { name: 'calendar without its block', body: { type: 'calendar' }, issues: [{ code: 'layout_without_binding', path: '/calendar' }] },
-  { name: 'calendar block without startDateField: two date fields, no patch', body: { type: 'calendar', calendar: { titleField: 'title' } }, issues: [{ code: 'layout_without_binding', path: '/calendar/startDateField' }] },
+  {
+    name: 'calendar block without startDateField: two date fields, no patch',
+    body: { type: 'calendar', calendar: { titleField: 'title' } },
+    issues: [{ code: 'layout_without_binding', path: '/calendar/startDateField' }],
+  },
   { name: 'timeline without its block', body: { type: 'timeline' }, issues: [{ code: 'layout_without_binding', path: '/timeline' }] },
   { name: 'gantt without its block: one issue for the block', body: { type: 'gantt' }, issues: [{ code: 'layout_without_binding', path: '/gantt' }] },
   {
@@ -107,7 +153,9 @@ describe('checkView', () => {
   it.each(invalid)('invalid: $name', ({ body, kind, object, issues: expected }) => {
     const { graph, view } = viewGraph(body, kind, object);
     const { issues } = checkView(view, graph);
-    expect(issues.map((i) => ({ code: i.code, path: i.path, ...(i.patch ? { patch: i.patch } : {}), ...(i.suggestions ? { suggestions: i.suggestions } : {}) }))).toEqual(
+    expect(
+      issues.map((i) => ({ code: i.code, path: i.path, ...(i.patch ? { patch: i.patch } : {}), ...(i.suggestions ? { suggestions: i.suggestions } : {}) })),
+    ).toEqual(
       expected.map((e) => ({ code: e.code, path: e.path, ...(e.patch ? { patch: e.patch } : {}), ...(e.suggestions ? { suggestions: e.suggestions } : {}) })),
     );
     for (const issue of issues) {
@@ -141,7 +189,10 @@ describe('checkView', () => {
   });
 
   it('draft views give draft issues', () => {
-    const { graph } = buildGraph(collectStack({ objects: [task] }), collectStack({ views: [{ listViews: { v: { type: 'list', data: { object: 'exp_task' }, columns: ['title'] } } }] }, { draft: true }));
+    const { graph } = buildGraph(
+      collectStack({ objects: [task] }),
+      collectStack({ views: [{ listViews: { v: { type: 'list', data: { object: 'exp_task' }, columns: ['title'] } } }] }, { draft: true }),
+    );
     const view = graph.views.get('exp_task.v') as ViewNode;
     expect(checkView(view, graph).issues[0]?.draft).toBe(true);
   });
@@ -160,7 +211,14 @@ describe('translateView', () => {
   it('binds the type block as props, fields resolved (options carried for kanban lanes)', () => {
     const { graph, view } = viewGraph({ type: 'kanban', kanban: { groupByField: 'status', columns: ['title', 'owner'] } });
     const props = translateView(view, graph).props;
-    expect(props.groupField).toMatchObject({ name: 'status', type: 'select', options: [{ value: 'open', label: 'Open' }, { value: 'done', label: 'Done' }] });
+    expect(props.groupField).toMatchObject({
+      name: 'status',
+      type: 'select',
+      options: [
+        { value: 'open', label: 'Open' },
+        { value: 'done', label: 'Done' },
+      ],
+    });
     expect(props.cardFields).toMatchObject([{ name: 'title' }, { name: 'owner', type: 'user', reference: 'sys_user' }]);
   });
 
@@ -175,7 +233,10 @@ describe('translateView', () => {
   it('forms carry layout and sections with resolved fields', () => {
     const { graph, view } = viewGraph({ type: 'wizard', sections: [{ label: 'One', fields: ['title', { field: 'status', required: true }] }] }, 'form');
     const schema = translateView(view, graph);
-    expect(schema).toMatchObject({ type: 'object-form', props: { layout: 'wizard', sections: [{ label: 'One', fields: [{ name: 'title' }, { name: 'status', required: true }] }] } });
+    expect(schema).toMatchObject({
+      type: 'object-form',
+      props: { layout: 'wizard', sections: [{ label: 'One', fields: [{ name: 'title' }, { name: 'status', required: true }] }] },
+    });
   });
 
   it('is pure: the same view translates to equal schemas', () => {

@@ -1,5 +1,5 @@
 import { type BuildIssue, type JsonPatchOp, makeIssue } from '@bvl/build-issue';
-import { type Graph, type ViewNode, clearWinner, didYouMean, pointer } from '@bvl/metadata';
+import { clearWinner, didYouMean, type Graph, pointer, type ViewNode } from '@bvl/metadata';
 import { type ComponentRegistry, isRegistered } from './component-registry.ts';
 import type { ComponentSchema } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
@@ -30,11 +30,12 @@ export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegis
   const base = { artifact, draft: view.draft };
 
   if (!entry) {
-    const shown = typeof type === 'string' ? `"${type}"` : JSON.stringify(type) ?? String(type);
+    const shown = typeof type === 'string' ? `"${type}"` : (JSON.stringify(type) ?? String(type));
     const winner = typeof type === 'string' ? clearWinner(type, types) : undefined;
     const winnerEntry = winner ? family.types[winner] : undefined;
     // Patch to the near-miss only when its block is there; otherwise the patch would trade this issue for layout_without_binding.
-    const value = winner && winnerEntry && (!needsBinding(registry, winnerEntry.component) || isRecord(body[winnerEntry.block ?? ''])) ? winner : family.default;
+    const value =
+      winner && winnerEntry && (!needsBinding(registry, winnerEntry.component) || isRecord(body[winnerEntry.block ?? ''])) ? winner : family.default;
     const why = type === 'list' && view.kind === 'list' ? ' ("list" is a viewKind, not a list view type: ADR-0038 incident #6)' : '';
     issues.push(
       makeIssue({
@@ -81,12 +82,17 @@ function missingBindings(view: ViewNode, graph: Graph, registry: ComponentRegist
   const binds = missing.map((prop) => {
     const spec = entry.bind?.[prop];
     // Declared fields only: every object has system lookups and timestamps, which would make no binding unambiguous.
-    const candidates = object && spec?.fieldTypes ? [...object.fields.values()].filter((f) => !f.invalid && spec.fieldTypes?.includes(f.def.type)).map((f) => f.name) : [];
+    const candidates =
+      object && spec?.fieldTypes ? [...object.fields.values()].filter((f) => !f.invalid && spec.fieldTypes?.includes(f.def.type)).map((f) => f.name) : [];
     return { prop, from: spec?.from ?? prop, fallback: spec?.fallback, candidates };
   });
   const fallbackText = (b: (typeof binds)[number]): string => (b.fallback ? `the literal field name "${b.fallback}"` : 'a default field name');
   const candidateText = (b: (typeof binds)[number]): string =>
-    b.candidates.length ? ` (candidate fields of "${view.object}": ${quoteList(b.candidates)})` : object ? ` ("${view.object}" has no ${b.from === 'groupByField' ? 'groupable' : 'date'} field yet)` : '';
+    b.candidates.length
+      ? ` (candidate fields of "${view.object}": ${quoteList(b.candidates)})`
+      : object
+        ? ` ("${view.object}" has no ${b.from === 'groupByField' ? 'groupable' : 'date'} field yet)`
+        : '';
   const base = { artifact: { type: 'view', name: view.name }, draft: view.draft };
   if (!blockName) return [];
   if (!isRecord(body[blockName])) {

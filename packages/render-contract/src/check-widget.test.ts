@@ -1,5 +1,5 @@
 import { BuildIssueSchema } from '@bvl/build-issue';
-import { type DashboardNode, type Graph, buildGraph, collectStack } from '@bvl/metadata';
+import { buildGraph, collectStack, type DashboardNode, type Graph } from '@bvl/metadata';
 import { describe, expect, it } from 'vitest';
 import { checkWidget } from './check-widget.ts';
 import { isRegistered } from './component-registry.ts';
@@ -7,7 +7,28 @@ import { DEFAULT_REGISTRY } from './default-registry.ts';
 import { translateWidget } from './translate-widget.ts';
 
 /** ChartType in ObjectStack's chart.zod.ts (objectstack-format.md §1.3). */
-const CHART_TYPES = ['bar', 'horizontal-bar', 'column', 'line', 'area', 'pie', 'donut', 'funnel', 'scatter', 'treemap', 'sankey', 'combo', 'gauge', 'solid-gauge', 'metric', 'kpi', 'bullet', 'radar', 'table', 'pivot'];
+const CHART_TYPES = [
+  'bar',
+  'horizontal-bar',
+  'column',
+  'line',
+  'area',
+  'pie',
+  'donut',
+  'funnel',
+  'scatter',
+  'treemap',
+  'sankey',
+  'combo',
+  'gauge',
+  'solid-gauge',
+  'metric',
+  'kpi',
+  'bullet',
+  'radar',
+  'table',
+  'pivot',
+];
 
 const stack = (widget: Record<string, unknown>) => ({
   objects: [{ name: 'exp_expense', fields: { amount: { type: 'currency' }, status: { type: 'select', options: ['open'] }, kind: { type: 'text' } } }],
@@ -27,7 +48,16 @@ const stack = (widget: Record<string, unknown>) => ({
       ],
     },
   ],
-  dashboards: [{ name: 'exp_board', label: 'Board', widgets: [{ id: 'pad', type: 'metric', dataset: 'exp_metrics', values: ['n'] }, { id: 'w', dataset: 'exp_metrics', ...widget }] }],
+  dashboards: [
+    {
+      name: 'exp_board',
+      label: 'Board',
+      widgets: [
+        { id: 'pad', type: 'metric', dataset: 'exp_metrics', values: ['n'] },
+        { id: 'w', dataset: 'exp_metrics', ...widget },
+      ],
+    },
+  ],
 });
 
 function widgetIn(widget: Record<string, unknown>): { graph: Graph; dashboard: DashboardNode } {
@@ -64,15 +94,35 @@ const valid: ReadonlyArray<Case & { component: string }> = [
 ];
 
 const invalid: ReadonlyArray<Case & { issues: Array<{ code: string; path: string; patch?: unknown }> }> = [
-  { name: 'unknown type, near miss patched', widget: { type: 'bars', dimensions: ['status'], values: ['n'] }, issues: [{ code: 'unknown_widget_type', path: '/widgets/1/type', patch: [{ op: 'replace', path: '/widgets/1/type', value: 'bar' }] }] },
+  {
+    name: 'unknown type, near miss patched',
+    widget: { type: 'bars', dimensions: ['status'], values: ['n'] },
+    issues: [{ code: 'unknown_widget_type', path: '/widgets/1/type', patch: [{ op: 'replace', path: '/widgets/1/type', value: 'bar' }] }],
+  },
   { name: 'unknown type, no near miss', widget: { type: 'heatmap', values: ['n'] }, issues: [{ code: 'unknown_widget_type', path: '/widgets/1/type' }] },
   { name: 'bar without a dimension', widget: { type: 'bar', values: ['n'] }, issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1/dimensions' }] },
-  { name: 'pie with two measures', widget: { type: 'pie', dimensions: ['status'], values: ['n', 'total'] }, issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1/values' }] },
-  { name: 'pie with two dimensions', widget: { type: 'pie', dimensions: ['status', 'kind'], values: ['n'] }, issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1/dimensions' }] },
-  { name: 'metric grouped by a dimension', widget: { type: 'metric', dimensions: ['status'], values: ['n'] }, issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1/dimensions' }] },
+  {
+    name: 'pie with two measures',
+    widget: { type: 'pie', dimensions: ['status'], values: ['n', 'total'] },
+    issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1/values' }],
+  },
+  {
+    name: 'pie with two dimensions',
+    widget: { type: 'pie', dimensions: ['status', 'kind'], values: ['n'] },
+    issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1/dimensions' }],
+  },
+  {
+    name: 'metric grouped by a dimension',
+    widget: { type: 'metric', dimensions: ['status'], values: ['n'] },
+    issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1/dimensions' }],
+  },
   { name: 'metric without values', widget: { type: 'metric' }, issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1/values' }] },
   { name: 'table selecting nothing', widget: { type: 'table' }, issues: [{ code: 'unsatisfiable_query_shape', path: '/widgets/1' }] },
-  { name: 'table of counts only, no dimension (#1719)', widget: { type: 'table', values: ['n', 'open_n'] }, issues: [{ code: 'count_only_table', path: '/widgets/1/dimensions' }] },
+  {
+    name: 'table of counts only, no dimension (#1719)',
+    widget: { type: 'table', values: ['n', 'open_n'] },
+    issues: [{ code: 'count_only_table', path: '/widgets/1/dimensions' }],
+  },
   { name: 'pivot of a count, no dimension', widget: { type: 'pivot', values: ['n'] }, issues: [{ code: 'count_only_table', path: '/widgets/1/dimensions' }] },
 ];
 

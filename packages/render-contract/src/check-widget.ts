@@ -1,5 +1,5 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import { type DashboardNode, type DatasetNode, type WidgetNode, clearWinner, didYouMean, pointer } from '@bvl/metadata';
+import { clearWinner, type DashboardNode, type DatasetNode, didYouMean, pointer, type WidgetNode } from '@bvl/metadata';
 import type { Checked } from './check-view.ts';
 import { type ComponentRegistry, isRegistered, shapeOf } from './component-registry.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
@@ -12,13 +12,22 @@ import { translateWidget, widgetTypeOf } from './translate-widget.ts';
  * dimensions/measures count its component cannot show (`unsatisfiable_query_shape`), and a
  * table/pivot of count measures only with no dimension (`count_only_table`). Pure and total.
  */
-export function checkWidget(widget: WidgetNode, dataset: DatasetNode | undefined, dashboard: DashboardNode, registry: ComponentRegistry = DEFAULT_REGISTRY): Checked {
+export function checkWidget(
+  widget: WidgetNode,
+  dataset: DatasetNode | undefined,
+  dashboard: DashboardNode,
+  registry: ComponentRegistry = DEFAULT_REGISTRY,
+): Checked {
   const schema = translateWidget(widget, dataset, dashboard, registry);
   const issues: BuildIssue[] = [];
   const def = widget.def;
   const { type, entry } = widgetTypeOf(widget, registry);
   const at = (...rest: Array<string | number>) => pointer('widgets', widget.index, ...rest);
-  const base = { artifact: { type: 'dashboard', name: dashboard.name }, ref: { type: 'dashboard', name: dashboard.name, member: widget.id }, draft: dashboard.draft };
+  const base = {
+    artifact: { type: 'dashboard', name: dashboard.name },
+    ref: { type: 'dashboard', name: dashboard.name, member: widget.id },
+    draft: dashboard.draft,
+  };
   const who = `Widget "${widget.id}" of dashboard "${dashboard.name}"`;
   const chartTypes = Object.keys(registry.widgets.types);
 

@@ -1,9 +1,9 @@
 import { BuildIssueSchema } from '@bvl/build-issue';
-import { type DatasetNode, type Graph, buildGraph, collectStack } from '@bvl/metadata';
+import { buildGraph, collectStack, type DatasetNode, type Graph } from '@bvl/metadata';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CORPORA, corpusGraph } from '../test/corpora.ts';
-import { type CompileResult, type CompiledDataset, type DatasetSelection, compileDataset } from './compile-dataset.ts';
+import { type CompiledDataset, type CompileResult, compileDataset, type DatasetSelection } from './compile-dataset.ts';
 import { DATE_MACRO_NAMES } from './date-macros.ts';
 
 const objects = [
@@ -84,7 +84,18 @@ describe('compileDataset on the corpora', () => {
 
 describe('compileDataset: query shape', () => {
   it('defaults to every dimension and measure; columns name them in order', () => {
-    const c = ok(compile({ dimensions: [{ name: 'stage', field: 'stage' }, { name: 'month', field: 'close_date', dateGranularity: 'month' }], measures: [{ name: 'n', aggregate: 'count' }, { name: 'total', aggregate: 'sum', field: 'amount' }] }));
+    const c = ok(
+      compile({
+        dimensions: [
+          { name: 'stage', field: 'stage' },
+          { name: 'month', field: 'close_date', dateGranularity: 'month' },
+        ],
+        measures: [
+          { name: 'n', aggregate: 'count' },
+          { name: 'total', aggregate: 'sum', field: 'amount' },
+        ],
+      }),
+    );
     expect(c.columns).toEqual([
       { name: 'stage', kind: 'dimension' },
       { name: 'month', kind: 'dimension' },
@@ -100,7 +111,17 @@ describe('compileDataset: query shape', () => {
   });
 
   it('a selection picks (and dedupes) names; no dimension means no GROUP BY; LIMIT is a parameter', () => {
-    const c = ok(compile({ measures: [{ name: 'n', aggregate: 'count' }, { name: 'total', aggregate: 'sum', field: 'amount' }] }, { measures: ['total', 'total'], dimensions: [], limit: 10 }));
+    const c = ok(
+      compile(
+        {
+          measures: [
+            { name: 'n', aggregate: 'count' },
+            { name: 'total', aggregate: 'sum', field: 'amount' },
+          ],
+        },
+        { measures: ['total', 'total'], dimensions: [], limit: 10 },
+      ),
+    );
     expect(c.columns).toEqual([{ name: 'total', kind: 'measure' }]);
     expect(shown(c)).toMatchInlineSnapshot(`
       {
@@ -231,7 +252,16 @@ describe('compileDataset: filters', () => {
   });
 
   it('$exists / $null, $not on a field, $and/$or/$nor/$not at the top', () => {
-    expect(where({ amount: { $exists: true }, close_date: { $null: true }, name: { $not: { $contains: 'x' } }, $or: [{ stage: 'won' }, { $and: [{ stage: 'lost' }, { amount: { $gt: 5 } }] }], $nor: [{ stage: 'open' }], $not: { name: 'z' } })).toMatchInlineSnapshot(`
+    expect(
+      where({
+        amount: { $exists: true },
+        close_date: { $null: true },
+        name: { $not: { $contains: 'x' } },
+        $or: [{ stage: 'won' }, { $and: [{ stage: 'lost' }, { amount: { $gt: 5 } }] }],
+        $nor: [{ stage: 'open' }],
+        $not: { name: 'z' },
+      }),
+    ).toMatchInlineSnapshot(`
       {
         "params": [
           "%x%",
@@ -293,6 +323,7 @@ describe('compileDataset: filters', () => {
   it('date macros resolve on the database clock, never to a JS date', () => {
     const w = where({
       close_date: { $gte: '{current_week_start}', $lt: '{next_month_start}', $lte: '{current_year_end}' },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: `${N_…}` is the format's own placeholder spelling, not a JS template.
       closed_at: { $gte: '{4_weeks_ago}', $lte: '{today}', $lt: '${2_hours_from_now}', $ne: '{now}' },
       name: { $gte: '{yesterday}' },
     });
@@ -334,7 +365,9 @@ describe('compileDataset: filters', () => {
   });
 
   it('the dataset filter and the selection filter are both applied', () => {
-    const c = ok(compile({ filter: { stage: { $ne: 'lost' } }, measures: [{ name: 'n', aggregate: 'count' }], dimensions: [] }, { filter: { amount: { $gt: 0 } } }));
+    const c = ok(
+      compile({ filter: { stage: { $ne: 'lost' } }, measures: [{ name: 'n', aggregate: 'count' }], dimensions: [] }, { filter: { amount: { $gt: 0 } } }),
+    );
     expect(shown(c)).toMatchInlineSnapshot(`
       {
         "params": [
@@ -369,51 +402,174 @@ interface ErrorCase {
 }
 
 const errors: readonly ErrorCase[] = [
-  { name: 'include hop that is not a field (#5716)', dataset: { include: ['acount'] }, issues: [{ path: '/include/0', message: /hop "acount" is not a field of object "crm_opp"/, suggestions: ['account'] }] },
-  { name: 'include hop that is not a relationship', dataset: { include: ['stage'] }, issues: [{ path: '/include/0', message: /hop "stage" is a select field/ }] },
+  {
+    name: 'include hop that is not a field (#5716)',
+    dataset: { include: ['acount'] },
+    issues: [{ path: '/include/0', message: /hop "acount" is not a field of object "crm_opp"/, suggestions: ['account'] }],
+  },
+  {
+    name: 'include hop that is not a relationship',
+    dataset: { include: ['stage'] },
+    issues: [{ path: '/include/0', message: /hop "stage" is a select field/ }],
+  },
   { name: 'include hop through a multiple lookup', dataset: { include: ['labels'] }, issues: [{ path: '/include/0', message: /multiple lookup \(to-many\)/ }] },
-  { name: 'include hop to a missing object', dataset: { include: ['account.region'] }, issues: [{ path: '/include/0', message: /"crm_region", which does not exist/ }] },
-  { name: 'more than 3 hops', dataset: { include: ['account.parent.parent.parent'] }, issues: [{ path: '/include/0', message: /has 4 hops; a dataset joins at most 3/ }] },
+  {
+    name: 'include hop to a missing object',
+    dataset: { include: ['account.region'] },
+    issues: [{ path: '/include/0', message: /"crm_region", which does not exist/ }],
+  },
+  {
+    name: 'more than 3 hops',
+    dataset: { include: ['account.parent.parent.parent'] },
+    issues: [{ path: '/include/0', message: /has 4 hops; a dataset joins at most 3/ }],
+  },
   {
     name: 'a dotted field not declared in include (#5367), patched',
     dataset: { dimensions: [{ name: 'ind', field: 'account.industry' }] },
-    issues: [{ path: '/dimensions/0/field', message: /relationship path "account" is not declared in the include/, patch: [{ op: 'add', path: '/include', value: ['account'] }] }],
+    issues: [
+      {
+        path: '/dimensions/0/field',
+        message: /relationship path "account" is not declared in the include/,
+        patch: [{ op: 'add', path: '/include', value: ['account'] }],
+      },
+    ],
   },
   {
     name: 'a dotted field under an undeclared deeper path, appended to include',
     dataset: { include: ['account'], dimensions: [{ name: 'o', field: 'account.owner.name' }] },
     issues: [{ path: '/dimensions/0/field', message: /"account.owner" is not declared/, patch: [{ op: 'add', path: '/include/-', value: 'account.owner' }] }],
   },
-  { name: 'a field under a broken include is reported once, at the include', dataset: { include: ['acount'], dimensions: [{ name: 'i', field: 'acount.industry' }] }, issues: [{ path: '/include/0', message: /hop "acount"/ }] },
-  { name: 'unknown base field, patched to the near miss', dataset: { dimensions: [{ name: 's', field: 'stag' }] }, issues: [{ path: '/dimensions/0/field', message: /field "stag", which object "crm_opp" does not have/, patch: [{ op: 'replace', path: '/dimensions/0/field', value: 'stage' }] }] },
-  { name: 'unknown joined field', dataset: { include: ['account'], measures: [{ name: 'x', aggregate: 'max', field: 'account.nope' }] }, issues: [{ path: '/measures/0/field', message: /field "nope" \(through "account"\), which object "crm_account" does not have/ }] },
-  { name: 'unknown measure in the selection', selection: { measures: ['nn'] }, issues: [{ path: undefined, message: /asks dataset "opp_metrics" for measure "nn", which it does not declare \(it has: n\)/, suggestions: ['n'] }] },
+  {
+    name: 'a field under a broken include is reported once, at the include',
+    dataset: { include: ['acount'], dimensions: [{ name: 'i', field: 'acount.industry' }] },
+    issues: [{ path: '/include/0', message: /hop "acount"/ }],
+  },
+  {
+    name: 'unknown base field, patched to the near miss',
+    dataset: { dimensions: [{ name: 's', field: 'stag' }] },
+    issues: [
+      {
+        path: '/dimensions/0/field',
+        message: /field "stag", which object "crm_opp" does not have/,
+        patch: [{ op: 'replace', path: '/dimensions/0/field', value: 'stage' }],
+      },
+    ],
+  },
+  {
+    name: 'unknown joined field',
+    dataset: { include: ['account'], measures: [{ name: 'x', aggregate: 'max', field: 'account.nope' }] },
+    issues: [{ path: '/measures/0/field', message: /field "nope" \(through "account"\), which object "crm_account" does not have/ }],
+  },
+  {
+    name: 'unknown measure in the selection',
+    selection: { measures: ['nn'] },
+    issues: [{ path: undefined, message: /asks dataset "opp_metrics" for measure "nn", which it does not declare \(it has: n\)/, suggestions: ['n'] }],
+  },
   { name: 'unknown dimension in the selection', selection: { dimensions: ['stages'] }, issues: [{ path: undefined, message: /dimension "stages"/ }] },
   {
     name: 'derived cycle',
-    dataset: { measures: [{ name: 'a', derived: { op: 'sum', of: ['b'] } }, { name: 'b', derived: { op: 'sum', of: ['a'] } }] },
+    dataset: {
+      measures: [
+        { name: 'a', derived: { op: 'sum', of: ['b'] } },
+        { name: 'b', derived: { op: 'sum', of: ['a'] } },
+      ],
+    },
     issues: [{ path: '/measures/1/derived/of/0', message: /a → b → a/ }],
   },
-  { name: 'derived from itself', dataset: { measures: [{ name: 'a', derived: { op: 'sum', of: ['a'] } }] }, issues: [{ path: '/measures/0/derived/of/0', message: /derives back from it/ }] },
-  { name: 'unknown derived operand', dataset: { measures: [{ name: 'n', aggregate: 'count' }, { name: 'r', derived: { op: 'ratio', of: ['n', 'm'] } }] }, issues: [{ path: '/measures/1/derived/of/1', message: /derives from "m", which is not a measure/ }] },
-  { name: 'ratio of one measure', dataset: { measures: [{ name: 'n', aggregate: 'count' }, { name: 'r', derived: { op: 'ratio', of: ['n'] } }] }, issues: [{ path: '/measures/1/derived/of', message: /ratio of 1 measure/ }] },
-  { name: 'sum of a text field', dataset: { measures: [{ name: 's', aggregate: 'sum', field: 'name' }] }, issues: [{ path: '/measures/0/field', message: /sum of field "name", a text field/ }] },
-  { name: 'sum without a field', dataset: { measures: [{ name: 's', aggregate: 'sum' }] }, issues: [{ path: '/measures/0', message: /aggregates sum but names no field/ }] },
-  { name: 'neither aggregate nor derived', dataset: { measures: [{ name: 's', field: 'amount' }] }, issues: [{ path: '/measures/0', message: /neither an aggregate nor a derived/ }] },
-  { name: 'dateGranularity on a select', dataset: { dimensions: [{ name: 's', field: 'stage', dateGranularity: 'month' }] }, issues: [{ path: '/dimensions/0/dateGranularity', message: /buckets field "stage" by month, but it is a select field/ }] },
-  { name: 'a name that is not a SQL alias', dataset: { measures: [{ name: 'n-count', aggregate: 'count' }] }, issues: [{ path: '/measures/0/name', message: /not a usable SQL column name/ }] },
-  { name: 'a dimension and a measure of one name', dataset: { measures: [{ name: 'stage', aggregate: 'count' }] }, issues: [{ path: '/measures/0/name', message: /a dimension and a measure both named "stage"/ }] },
+  {
+    name: 'derived from itself',
+    dataset: { measures: [{ name: 'a', derived: { op: 'sum', of: ['a'] } }] },
+    issues: [{ path: '/measures/0/derived/of/0', message: /derives back from it/ }],
+  },
+  {
+    name: 'unknown derived operand',
+    dataset: {
+      measures: [
+        { name: 'n', aggregate: 'count' },
+        { name: 'r', derived: { op: 'ratio', of: ['n', 'm'] } },
+      ],
+    },
+    issues: [{ path: '/measures/1/derived/of/1', message: /derives from "m", which is not a measure/ }],
+  },
+  {
+    name: 'ratio of one measure',
+    dataset: {
+      measures: [
+        { name: 'n', aggregate: 'count' },
+        { name: 'r', derived: { op: 'ratio', of: ['n'] } },
+      ],
+    },
+    issues: [{ path: '/measures/1/derived/of', message: /ratio of 1 measure/ }],
+  },
+  {
+    name: 'sum of a text field',
+    dataset: { measures: [{ name: 's', aggregate: 'sum', field: 'name' }] },
+    issues: [{ path: '/measures/0/field', message: /sum of field "name", a text field/ }],
+  },
+  {
+    name: 'sum without a field',
+    dataset: { measures: [{ name: 's', aggregate: 'sum' }] },
+    issues: [{ path: '/measures/0', message: /aggregates sum but names no field/ }],
+  },
+  {
+    name: 'neither aggregate nor derived',
+    dataset: { measures: [{ name: 's', field: 'amount' }] },
+    issues: [{ path: '/measures/0', message: /neither an aggregate nor a derived/ }],
+  },
+  {
+    name: 'dateGranularity on a select',
+    dataset: { dimensions: [{ name: 's', field: 'stage', dateGranularity: 'month' }] },
+    issues: [{ path: '/dimensions/0/dateGranularity', message: /buckets field "stage" by month, but it is a select field/ }],
+  },
+  {
+    name: 'a name that is not a SQL alias',
+    dataset: { measures: [{ name: 'n-count', aggregate: 'count' }] },
+    issues: [{ path: '/measures/0/name', message: /not a usable SQL column name/ }],
+  },
+  {
+    name: 'a dimension and a measure of one name',
+    dataset: { measures: [{ name: 'stage', aggregate: 'count' }] },
+    issues: [{ path: '/measures/0/name', message: /a dimension and a measure both named "stage"/ }],
+  },
   { name: 'no base object', dataset: { object: undefined }, issues: [{ path: '/object', message: /names no base object/ }] },
-  { name: 'a missing base object', dataset: { object: 'crm_oppp' }, issues: [{ path: '/object', message: /reads object "crm_oppp", which does not exist/, suggestions: ['crm_opp'] }] },
+  {
+    name: 'a missing base object',
+    dataset: { object: 'crm_oppp' },
+    issues: [{ path: '/object', message: /reads object "crm_oppp", which does not exist/, suggestions: ['crm_opp'] }],
+  },
   { name: 'nothing to select', dataset: { dimensions: [], measures: [] }, issues: [{ path: '', message: /declares no dimension and no measure/ }] },
-  { name: 'dataset filter on an unknown field', dataset: { filter: { stge: 'won' } }, issues: [{ path: '/filter/stge', message: /The filter of dataset "opp_metrics" at "stge" reads field "stge"/ }] },
-  { name: 'measure filter with an unknown operator', dataset: { measures: [{ name: 'n', aggregate: 'count', filter: { stage: { $neq: 'won' } } }] }, issues: [{ path: '/measures/0/filter/stage/$neq', message: /operator "\$neq"/, suggestions: ['$eq', '$ne'] }] },
-  { name: 'an unknown placeholder', selection: { filter: { close_date: { $gte: '{start_of_week}' } } }, issues: [{ path: undefined, message: /placeholder "\{start_of_week\}"/ }] },
-  { name: 'a date placeholder on a time field', selection: { filter: { at_time: { $gte: '{today}' } } }, issues: [{ path: undefined, message: /time field "at_time"/ }] },
+  {
+    name: 'dataset filter on an unknown field',
+    dataset: { filter: { stge: 'won' } },
+    issues: [{ path: '/filter/stge', message: /The filter of dataset "opp_metrics" at "stge" reads field "stge"/ }],
+  },
+  {
+    name: 'measure filter with an unknown operator',
+    dataset: { measures: [{ name: 'n', aggregate: 'count', filter: { stage: { $neq: 'won' } } }] },
+    issues: [{ path: '/measures/0/filter/stage/$neq', message: /operator "\$neq"/, suggestions: ['$eq', '$ne'] }],
+  },
+  {
+    name: 'an unknown placeholder',
+    selection: { filter: { close_date: { $gte: '{start_of_week}' } } },
+    issues: [{ path: undefined, message: /placeholder "\{start_of_week\}"/ }],
+  },
+  {
+    name: 'a date placeholder on a time field',
+    selection: { filter: { at_time: { $gte: '{today}' } } },
+    issues: [{ path: undefined, message: /time field "at_time"/ }],
+  },
   { name: 'null is not ordered', selection: { filter: { amount: { $gt: null } } }, issues: [{ path: undefined, message: /null is not ordered/ }] },
   { name: '$in of a non-array', selection: { filter: { stage: { $in: 'won' } } }, issues: [{ path: undefined, message: /\$in takes an array/ }] },
-  { name: 'an object comparand', selection: { filter: { stage: { $eq: { a: 1 } } } }, issues: [{ path: undefined, message: /a comparand must be a string, number, boolean or null/ }] },
-  { name: 'an unknown logical operator', selection: { filter: { $xor: [] } }, issues: [{ path: undefined, message: /"\$xor", which is not a logical operator/ }] },
+  {
+    name: 'an object comparand',
+    selection: { filter: { stage: { $eq: { a: 1 } } } },
+    issues: [{ path: undefined, message: /a comparand must be a string, number, boolean or null/ }],
+  },
+  {
+    name: 'an unknown logical operator',
+    selection: { filter: { $xor: [] } },
+    issues: [{ path: undefined, message: /"\$xor", which is not a logical operator/ }],
+  },
   { name: 'a bad limit', selection: { limit: -1 }, issues: [{ path: undefined, message: /limit -1/ }] },
   { name: 'a bad schema name', options: { schema: 'a-b' }, issues: [{ path: undefined, message: /schema option "a-b"/ }] },
 ];

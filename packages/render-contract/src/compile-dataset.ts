@@ -1,8 +1,19 @@
 import { type BuildIssue, type JsonPatchOp, makeIssue } from '@bvl/build-issue';
-import { type DatasetNode, type Graph, type ObjectNode, RELATION_TYPES, allFieldNames, clearWinner, didYouMean, pointer, referenceOf, resolveField } from '@bvl/metadata';
+import {
+  allFieldNames,
+  clearWinner,
+  type DatasetNode,
+  didYouMean,
+  type Graph,
+  type ObjectNode,
+  pointer,
+  RELATION_TYPES,
+  referenceOf,
+  resolveField,
+} from '@bvl/metadata';
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { type ColumnRef, type FilterContext, type Segment, compileFilter } from './compile-filter.ts';
-import { type AnyDatabase, PG_COMPILER, isSqlIdentifier } from './sql-compiler.ts';
+import { type ColumnRef, compileFilter, type FilterContext, type Segment } from './compile-filter.ts';
+import { type AnyDatabase, isSqlIdentifier, PG_COMPILER } from './sql-compiler.ts';
 
 /** What a caller asks of a dataset: by default all its dimensions and all its measures. */
 export interface DatasetSelection {
@@ -93,7 +104,13 @@ export function problemIssue(dataset: DatasetNode, p: CompileProblem): BuildIssu
  * Resolves and checks everything `compileDataset` would, without emitting SQL unless asked.
  * `selectionFilterLabel` names the selection's filter in messages (e.g. the widget it came from).
  */
-export function planDataset(dataset: DatasetNode, graph: Graph, selection?: DatasetSelection, options?: CompileOptions, selectionFilterLabel?: string): DatasetPlan {
+export function planDataset(
+  dataset: DatasetNode,
+  graph: Graph,
+  selection?: DatasetSelection,
+  options?: CompileOptions,
+  selectionFilterLabel?: string,
+): DatasetPlan {
   return new Planner(dataset, graph).plan(selection, options, selectionFilterLabel);
 }
 
@@ -136,13 +153,29 @@ class Planner {
     this.base = objectName === undefined ? undefined : graph.objects.get(objectName);
     this.baseAlias = objectName ?? 'base';
     if (objectName === undefined) {
-      this.problem('dataset', ['object'], `Dataset "${dataset.name}" names no base object, so it has no table to read.`, `Set "object" of ${this.ds} to the object it summarizes.`);
+      this.problem(
+        'dataset',
+        ['object'],
+        `Dataset "${dataset.name}" names no base object, so it has no table to read.`,
+        `Set "object" of ${this.ds} to the object it summarizes.`,
+      );
     } else if (!this.base) {
-      this.problem('dataset', ['object'], `Dataset "${dataset.name}" reads object "${objectName}", which does not exist, so it has no table to read.`, `Set "object" of ${this.ds} to an existing object, or create object "${objectName}".`, {
-        suggestions: didYouMean(objectName, graph.objects.keys()),
-      });
+      this.problem(
+        'dataset',
+        ['object'],
+        `Dataset "${dataset.name}" reads object "${objectName}", which does not exist, so it has no table to read.`,
+        `Set "object" of ${this.ds} to an existing object, or create object "${objectName}".`,
+        {
+          suggestions: didYouMean(objectName, graph.objects.keys()),
+        },
+      );
     } else if (!isSqlIdentifier(objectName)) {
-      this.problem('dataset', ['object'], `Dataset "${dataset.name}" reads object "${objectName}", whose name is not a usable SQL table name.`, 'Use a snake_case object name of at most 63 characters.');
+      this.problem(
+        'dataset',
+        ['object'],
+        `Dataset "${dataset.name}" reads object "${objectName}", whose name is not a usable SQL table name.`,
+        'Use a snake_case object name of at most 63 characters.',
+      );
     }
     this.aliases.add(this.baseAlias);
   }
@@ -150,7 +183,12 @@ class Planner {
   plan(selection: DatasetSelection | undefined, options: CompileOptions | undefined, selectionFilterLabel?: string): DatasetPlan {
     const schema = options?.schema;
     if (schema !== undefined && !isSqlIdentifier(schema)) {
-      this.problem('selection', [], `The schema option "${schema}" for ${this.ds} is not a usable SQL schema name.`, 'Pass a schema name of letters, digits and _ (at most 63 characters).');
+      this.problem(
+        'selection',
+        [],
+        `The schema option "${schema}" for ${this.ds} is not a usable SQL schema name.`,
+        'Pass a schema name of letters, digits and _ (at most 63 characters).',
+      );
     }
     if (this.base) this.planIncludes();
 
@@ -173,22 +211,47 @@ class Planner {
     }
     const limit = selection?.limit;
     if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0 && limit <= 2_147_483_647)) {
-      this.problem('selection', [], `The selection asks ${this.ds} for limit ${String(limit)}, which is not a non-negative integer.`, 'Pass a whole-number limit, or none.');
+      this.problem(
+        'selection',
+        [],
+        `The selection asks ${this.ds} for limit ${String(limit)}, which is not a non-negative integer.`,
+        'Pass a whole-number limit, or none.',
+      );
     }
     if (selects.length === 0) {
       const what = selection ? 'The selection asks' : `Dataset "${this.dataset.name}" declares`;
-      this.problem(selection ? 'selection' : 'dataset', [], `${what} no dimension and no measure, so there is nothing to select.`, `Declare (or select) at least one measure of ${this.ds}.`);
+      this.problem(
+        selection ? 'selection' : 'dataset',
+        [],
+        `${what} no dimension and no measure, so there is nothing to select.`,
+        `Declare (or select) at least one measure of ${this.ds}.`,
+      );
     }
     if (this.problems.length > 0) return { problems: this.problems };
     const base = this.base as ObjectNode;
     const joins = [...this.joins.values()];
     return {
       problems: [],
-      emit: () => emitSql(base.name, this.baseAlias, joins, selects as Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> }>, where, limit, schema),
+      emit: () =>
+        emitSql(
+          base.name,
+          this.baseAlias,
+          joins,
+          selects as Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> }>,
+          where,
+          limit,
+          schema,
+        ),
     };
   }
 
-  private problem(origin: ProblemOrigin, at: readonly Segment[], message: string, fix: string, extra: Partial<Pick<CompileProblem, 'suggestions' | 'ref' | 'patch'>> = {}): void {
+  private problem(
+    origin: ProblemOrigin,
+    at: readonly Segment[],
+    message: string,
+    fix: string,
+    extra: Partial<Pick<CompileProblem, 'suggestions' | 'ref' | 'patch'>> = {},
+  ): void {
     this.problems.push({ origin, at, message, fix, ...extra });
   }
 
@@ -196,7 +259,12 @@ class Planner {
   private pick(kind: 'dimensions' | 'measures', requested: unknown, all: string[]): string[] {
     if (requested === undefined) return all;
     if (!Array.isArray(requested)) {
-      this.problem('selection', [], `The selection's ${kind} for ${this.ds} is ${JSON.stringify(requested) ?? String(requested)}, not a list of names.`, `Pass ${kind} as an array of names.`);
+      this.problem(
+        'selection',
+        [],
+        `The selection's ${kind} for ${this.ds} is ${JSON.stringify(requested) ?? String(requested)}, not a list of names.`,
+        `Pass ${kind} as an array of names.`,
+      );
       return [];
     }
     const declared = kind === 'dimensions' ? this.dataset.dimensions : this.dataset.measures;
@@ -204,9 +272,15 @@ class Planner {
     for (const name of requested) {
       if (typeof name !== 'string' || !declared.has(name)) {
         const shown = typeof name === 'string' ? `"${name}"` : String(JSON.stringify(name));
-        this.problem('selection', [], `The selection asks ${this.ds} for ${kind === 'dimensions' ? 'dimension' : 'measure'} ${shown}, which it does not declare (it has: ${list(declared.keys())}).`, `Select one of the ${kind} of ${this.ds}, or declare ${shown} there.`, {
-          suggestions: typeof name === 'string' ? didYouMean(name, declared.keys()) : [],
-        });
+        this.problem(
+          'selection',
+          [],
+          `The selection asks ${this.ds} for ${kind === 'dimensions' ? 'dimension' : 'measure'} ${shown}, which it does not declare (it has: ${list(declared.keys())}).`,
+          `Select one of the ${kind} of ${this.ds}, or declare ${shown} there.`,
+          {
+            suggestions: typeof name === 'string' ? didYouMean(name, declared.keys()) : [],
+          },
+        );
         continue;
       }
       if (!out.includes(name)) out.push(name);
@@ -219,26 +293,45 @@ class Planner {
     include.forEach((raw, i) => {
       const at = ['include', i];
       if (typeof raw !== 'string' || raw === '' || raw.split('.').some((s) => s === '')) {
-        this.problem('dataset', at, `Include entry ${i} of ${this.ds} is ${JSON.stringify(raw)}, not a relationship path like "account" or "account.owner".`, `Write include ${i} of ${this.ds} as a dotted path of lookup fields.`);
+        this.problem(
+          'dataset',
+          at,
+          `Include entry ${i} of ${this.ds} is ${JSON.stringify(raw)}, not a relationship path like "account" or "account.owner".`,
+          `Write include ${i} of ${this.ds} as a dotted path of lookup fields.`,
+        );
         return;
       }
       const hops = raw.split('.');
       if (hops.length > MAX_INCLUDE_HOPS) {
         this.brokenPaths.add(raw);
-        this.problem('dataset', at, `Include path "${raw}" of ${this.ds} has ${hops.length} hops; a dataset joins at most ${MAX_INCLUDE_HOPS} (ADR-0071).`, `Shorten include "${raw}" of ${this.ds} to at most ${MAX_INCLUDE_HOPS} lookups.`);
+        this.problem(
+          'dataset',
+          at,
+          `Include path "${raw}" of ${this.ds} has ${hops.length} hops; a dataset joins at most ${MAX_INCLUDE_HOPS} (ADR-0071).`,
+          `Shorten include "${raw}" of ${this.ds} to at most ${MAX_INCLUDE_HOPS} lookups.`,
+        );
         return;
       }
       this.walk(hops, (failure) => {
-        this.problem('dataset', at, `Include path "${raw}" of ${this.ds} cannot be joined: ${failure.message}.`, `${failure.fix}, or remove "${raw}" from the include of ${this.ds}.`, {
-          ref: failure.ref,
-          suggestions: failure.suggestions,
-        });
+        this.problem(
+          'dataset',
+          at,
+          `Include path "${raw}" of ${this.ds} cannot be joined: ${failure.message}.`,
+          `${failure.fix}, or remove "${raw}" from the include of ${this.ds}.`,
+          {
+            ref: failure.ref,
+            suggestions: failure.suggestions,
+          },
+        );
       });
     });
   }
 
   /** Walks (and registers) the joins of a relationship path; reports the first bad hop through `fail`. */
-  private walk(hops: readonly string[], fail: (f: { message: string; fix: string; ref: { type: string; name: string; member: string }; suggestions: string[] }) => void): Join | undefined {
+  private walk(
+    hops: readonly string[],
+    fail: (f: { message: string; fix: string; ref: { type: string; name: string; member: string }; suggestions: string[] }) => void,
+  ): Join | undefined {
     let object = this.base as ObjectNode;
     let parentAlias = this.baseAlias;
     let prefix = '';
@@ -261,14 +354,36 @@ class Planner {
         fail({ message, fix, ref, suggestions });
         return undefined;
       };
-      if (!field) return broken(`hop "${hop}" is not a field of object "${object.name}"`, `Name a lookup field of "${object.name}" (it has: ${list(relations())})`, didYouMean(hop, relations()));
-      if (!RELATION_TYPES.has(field.def.type)) return broken(`hop "${hop}" is a ${field.def.type} field of object "${object.name}", not a lookup/master_detail relationship`, `Name a lookup field of "${object.name}" (it has: ${list(relations())})`);
-      if (field.def.multiple) return broken(`hop "${hop}" of object "${object.name}" is a multiple lookup (to-many); only to-one relationships can be joined`, `Join through a single-value lookup`);
+      if (!field)
+        return broken(
+          `hop "${hop}" is not a field of object "${object.name}"`,
+          `Name a lookup field of "${object.name}" (it has: ${list(relations())})`,
+          didYouMean(hop, relations()),
+        );
+      if (!RELATION_TYPES.has(field.def.type))
+        return broken(
+          `hop "${hop}" is a ${field.def.type} field of object "${object.name}", not a lookup/master_detail relationship`,
+          `Name a lookup field of "${object.name}" (it has: ${list(relations())})`,
+        );
+      if (field.def.multiple)
+        return broken(
+          `hop "${hop}" of object "${object.name}" is a multiple lookup (to-many); only to-one relationships can be joined`,
+          `Join through a single-value lookup`,
+        );
       const target = referenceOf(field.def);
-      if (!target) return broken(`hop "${hop}" of object "${object.name}" has no reference, so it points at no object`, `Set "reference" of field "${hop}" of object "${object.name}"`);
+      if (!target)
+        return broken(
+          `hop "${hop}" of object "${object.name}" has no reference, so it points at no object`,
+          `Set "reference" of field "${hop}" of object "${object.name}"`,
+        );
       const targetObject = this.graph.objects.get(target);
-      if (!targetObject) return broken(`hop "${hop}" of object "${object.name}" points at object "${target}", which does not exist`, `Create object "${target}" or fix the reference of "${object.name}.${hop}"`);
-      if (!isSqlIdentifier(hop) || !isSqlIdentifier(target)) return broken(`hop "${hop}" (object "${target}") is not a usable SQL name`, 'Use snake_case names of at most 63 characters');
+      if (!targetObject)
+        return broken(
+          `hop "${hop}" of object "${object.name}" points at object "${target}", which does not exist`,
+          `Create object "${target}" or fix the reference of "${object.name}.${hop}"`,
+        );
+      if (!isSqlIdentifier(hop) || !isSqlIdentifier(target))
+        return broken(`hop "${hop}" (object "${target}") is not a usable SQL name`, 'Use snake_case names of at most 63 characters');
       join = { alias: this.allocateAlias(prefix), table: target, object: targetObject, parentAlias, column: hop };
       this.joins.set(prefix, join);
       object = targetObject;
@@ -304,7 +419,9 @@ class Planner {
         const hops = segments.length - 1;
         const include = this.dataset.def.include;
         const addable = hops <= MAX_INCLUDE_HOPS && this.resolvableChain(segments.slice(0, -1));
-        const patch: JsonPatchOp[] | undefined = addable ? [include ? { op: 'add', path: '/include/-', value: relationship } : { op: 'add', path: '/include', value: [relationship] }] : undefined;
+        const patch: JsonPatchOp[] | undefined = addable
+          ? [include ? { op: 'add', path: '/include/-', value: relationship } : { op: 'add', path: '/include', value: [relationship] }]
+          : undefined;
         this.problem(
           m.origin,
           m.at,
@@ -321,15 +438,26 @@ class Planner {
     if (!field) {
       const names = allFieldNames(object);
       const winner = m.patchable ? clearWinner(name, names) : undefined;
-      this.problem(m.origin, m.at, `${m.who} reads field "${name}"${relationship ? ` (through "${relationship}")` : ''}, which object "${object.name}" does not have.`, `Name a field of object "${object.name}" (it has: ${list(names)}).`, {
-        ref: { type: 'object', name: object.name, member: name },
-        suggestions: didYouMean(name, names),
-        ...(winner ? { patch: [{ op: 'replace', path: pointer(...m.at), value: relationship ? `${relationship}.${winner}` : winner }] } : {}),
-      });
+      this.problem(
+        m.origin,
+        m.at,
+        `${m.who} reads field "${name}"${relationship ? ` (through "${relationship}")` : ''}, which object "${object.name}" does not have.`,
+        `Name a field of object "${object.name}" (it has: ${list(names)}).`,
+        {
+          ref: { type: 'object', name: object.name, member: name },
+          suggestions: didYouMean(name, names),
+          ...(winner ? { patch: [{ op: 'replace', path: pointer(...m.at), value: relationship ? `${relationship}.${winner}` : winner }] } : {}),
+        },
+      );
       return undefined;
     }
     if (!isSqlIdentifier(name)) {
-      this.problem(m.origin, m.at, `${m.who} reads field "${name}", whose name is not a usable SQL column name.`, 'Use a snake_case field name of at most 63 characters.');
+      this.problem(
+        m.origin,
+        m.at,
+        `${m.who} reads field "${name}", whose name is not a usable SQL column name.`,
+        'Use a snake_case field name of at most 63 characters.',
+      );
       return undefined;
     }
     return { sql: sql.ref(`${alias}.${name}`), field };
@@ -351,7 +479,8 @@ class Planner {
   private filterContext(origin: ProblemOrigin, prefix: readonly Segment[], who: string): FilterContext {
     return {
       column: (path, at) => this.column(path, { origin, at: [...prefix, ...at], who: `${who}${loc(at)}`, patchable: false }),
-      error: (at, message, fix, suggestions) => this.problem(origin, [...prefix, ...at], `${who}${loc(at)} ${message}.`, fix, suggestions?.length ? { suggestions } : {}),
+      error: (at, message, fix, suggestions) =>
+        this.problem(origin, [...prefix, ...at], `${who}${loc(at)} ${message}.`, fix, suggestions?.length ? { suggestions } : {}),
     };
   }
 
@@ -361,7 +490,12 @@ class Planner {
     if (!d) return undefined;
     const who = `Dimension "${name}" of ${this.ds}`;
     if (!isSqlIdentifier(name)) {
-      this.problem('dataset', ['dimensions', i, 'name'], `${who} is not a usable SQL column name, so it cannot name an output column.`, 'Rename the dimension to letters, digits and _ (at most 63 characters).');
+      this.problem(
+        'dataset',
+        ['dimensions', i, 'name'],
+        `${who} is not a usable SQL column name, so it cannot name an output column.`,
+        'Rename the dimension to letters, digits and _ (at most 63 characters).',
+      );
     }
     if (typeof d.field !== 'string') return undefined;
     const col = this.column(d.field, { origin: 'dataset', at: ['dimensions', i, 'field'], who, patchable: true });
@@ -369,11 +503,21 @@ class Planner {
     const g = d.dateGranularity;
     if (g === undefined) return col.sql;
     if (!GRANULARITIES.has(g)) {
-      this.problem('dataset', ['dimensions', i, 'dateGranularity'], `${who} has dateGranularity "${String(g)}", which is not day, week, month, quarter or year.`, 'Use day, week, month, quarter or year.');
+      this.problem(
+        'dataset',
+        ['dimensions', i, 'dateGranularity'],
+        `${who} has dateGranularity "${String(g)}", which is not day, week, month, quarter or year.`,
+        'Use day, week, month, quarter or year.',
+      );
       return undefined;
     }
     if (!TEMPORAL.has(col.field.def.type)) {
-      this.problem('dataset', ['dimensions', i, 'dateGranularity'], `${who} buckets field "${col.field.name}" by ${g}, but it is a ${col.field.def.type} field, not a date or datetime.`, `Remove dateGranularity from ${who.toLowerCase()}, or point it at a date field.`);
+      this.problem(
+        'dataset',
+        ['dimensions', i, 'dateGranularity'],
+        `${who} buckets field "${col.field.name}" by ${g}, but it is a ${col.field.def.type} field, not a date or datetime.`,
+        `Remove dateGranularity from ${who.toLowerCase()}, or point it at a date field.`,
+      );
       return undefined;
     }
     // The granularity is one of five fixed words, so it is inlined: GROUP BY must see the same expression as SELECT.
@@ -391,7 +535,12 @@ class Planner {
     this.measureSql.set(name, null); // until compiled: a failed or in-progress measure yields null
     let result: { sql: RawBuilder<unknown>; terms: number } | null = null;
     if (!isSqlIdentifier(name)) {
-      this.problem('dataset', ['measures', i, 'name'], `${who} is not a usable SQL column name, so it cannot name an output column.`, 'Rename the measure to letters, digits and _ (at most 63 characters).');
+      this.problem(
+        'dataset',
+        ['measures', i, 'name'],
+        `${who} is not a usable SQL column name, so it cannot name an output column.`,
+        'Rename the measure to letters, digits and _ (at most 63 characters).',
+      );
     }
     if (m.derived) result = this.derived(name, i, who, m.derived, chain);
     else result = this.aggregate(i, who, m);
@@ -399,9 +548,20 @@ class Planner {
     return result;
   }
 
-  private derived(name: string, i: number, who: string, derived: { op: string; of: readonly string[] }, chain: readonly string[]): { sql: RawBuilder<unknown>; terms: number } | null {
+  private derived(
+    name: string,
+    i: number,
+    who: string,
+    derived: { op: string; of: readonly string[] },
+    chain: readonly string[],
+  ): { sql: RawBuilder<unknown>; terms: number } | null {
     if (chain.length >= MAX_DERIVED_DEPTH) {
-      this.problem('dataset', ['measures', i, 'derived'], `${who} nests derived measures more than ${MAX_DERIVED_DEPTH} deep (${[...chain, name].join(' → ')}).`, 'Derive from aggregate measures more directly.');
+      this.problem(
+        'dataset',
+        ['measures', i, 'derived'],
+        `${who} nests derived measures more than ${MAX_DERIVED_DEPTH} deep (${[...chain, name].join(' → ')}).`,
+        'Derive from aggregate measures more directly.',
+      );
       return null;
     }
     const { op, of } = derived;
@@ -413,16 +573,27 @@ class Planner {
       if (typeof operand !== 'string' || !this.dataset.measures.has(operand)) {
         ok = false;
         const names = [...this.dataset.measures.keys()].filter((n) => n !== name);
-        this.problem('dataset', at, `${who} derives from "${String(operand)}", which is not a measure of ${this.ds} (it has: ${list(names)}).`, `Name another measure of ${this.ds} in derived.of.`, {
-          suggestions: typeof operand === 'string' ? didYouMean(operand, names) : [],
-        });
+        this.problem(
+          'dataset',
+          at,
+          `${who} derives from "${String(operand)}", which is not a measure of ${this.ds} (it has: ${list(names)}).`,
+          `Name another measure of ${this.ds} in derived.of.`,
+          {
+            suggestions: typeof operand === 'string' ? didYouMean(operand, names) : [],
+          },
+        );
         return;
       }
       // The measures being compiled are `chain` plus this one; meeting one of them again is a cycle.
       if (operand === name || chain.includes(operand)) {
         ok = false;
         const cycle = [...chain.slice(Math.max(0, chain.indexOf(operand))), name, operand];
-        this.problem('dataset', at, `${who} derives from "${operand}", which derives back from it: ${cycle.join(' → ')}. A derived measure cannot depend on itself.`, `Break the cycle: derive "${name}" from aggregate measures only.`);
+        this.problem(
+          'dataset',
+          at,
+          `${who} derives from "${operand}", which derives back from it: ${cycle.join(' → ')}. A derived measure cannot depend on itself.`,
+          `Break the cycle: derive "${name}" from aggregate measures only.`,
+        );
         return;
       }
       const sub = this.measure(operand, [...chain, name]);
@@ -435,36 +606,70 @@ class Planner {
     });
     if (!ok) return null;
     if (terms > MAX_DERIVED_TERMS) {
-      this.problem('dataset', ['measures', i, 'derived'], `${who} expands to ${terms} aggregate terms; at most ${MAX_DERIVED_TERMS} are compiled.`, 'Simplify the derived measures.');
+      this.problem(
+        'dataset',
+        ['measures', i, 'derived'],
+        `${who} expands to ${terms} aggregate terms; at most ${MAX_DERIVED_TERMS} are compiled.`,
+        'Simplify the derived measures.',
+      );
       return null;
     }
     const at = ['measures', i, 'derived', 'of'];
     if (op === 'ratio') {
       if (operands.length !== 2) {
-        this.problem('dataset', at, `${who} is a ratio of ${operands.length} measure(s); a ratio divides exactly two.`, 'List exactly two measures in derived.of: numerator, denominator.');
+        this.problem(
+          'dataset',
+          at,
+          `${who} is a ratio of ${operands.length} measure(s); a ratio divides exactly two.`,
+          'List exactly two measures in derived.of: numerator, denominator.',
+        );
         return null;
       }
       return { sql: sql`(${operands[0]} / nullif(${operands[1]}, 0))`, terms };
     }
     if (op === 'sum' || op === 'difference' || op === 'product') {
       if (op === 'difference' && operands.length < 2) {
-        this.problem('dataset', at, `${who} is a difference of ${operands.length} measure; a difference needs at least two.`, 'List at least two measures in derived.of.');
+        this.problem(
+          'dataset',
+          at,
+          `${who} is a difference of ${operands.length} measure; a difference needs at least two.`,
+          'List at least two measures in derived.of.',
+        );
         return null;
       }
       return { sql: sql`(${sql.join(operands, sql.raw(` ${DERIVED_OPERATOR[op]} `))})`, terms };
     }
-    this.problem('dataset', ['measures', i, 'derived', 'op'], `${who} uses derived op "${String(op)}", which is not ratio, sum, difference or product.`, 'Use ratio, sum, difference or product.');
+    this.problem(
+      'dataset',
+      ['measures', i, 'derived', 'op'],
+      `${who} uses derived op "${String(op)}", which is not ratio, sum, difference or product.`,
+      'Use ratio, sum, difference or product.',
+    );
     return null;
   }
 
-  private aggregate(i: number, who: string, m: { aggregate?: string | undefined; field?: string | undefined; filter?: unknown }): { sql: RawBuilder<unknown>; terms: number } | null {
+  private aggregate(
+    i: number,
+    who: string,
+    m: { aggregate?: string | undefined; field?: string | undefined; filter?: unknown },
+  ): { sql: RawBuilder<unknown>; terms: number } | null {
     const agg = m.aggregate;
     if (agg === undefined) {
-      this.problem('dataset', ['measures', i], `${who} declares neither an aggregate nor a derived formula, so it computes nothing.`, 'Set "aggregate" (count, count_distinct, sum, avg, min, max) or "derived".');
+      this.problem(
+        'dataset',
+        ['measures', i],
+        `${who} declares neither an aggregate nor a derived formula, so it computes nothing.`,
+        'Set "aggregate" (count, count_distinct, sum, avg, min, max) or "derived".',
+      );
       return null;
     }
     if (!Object.hasOwn(AGGREGATE_SQL, agg)) {
-      this.problem('dataset', ['measures', i, 'aggregate'], `${who} uses aggregate "${agg}", which is not count, count_distinct, sum, avg, min or max.`, 'Use count, count_distinct, sum, avg, min or max.');
+      this.problem(
+        'dataset',
+        ['measures', i, 'aggregate'],
+        `${who} uses aggregate "${agg}", which is not count, count_distinct, sum, avg, min or max.`,
+        'Use count, count_distinct, sum, avg, min or max.',
+      );
       return null;
     }
     const fn = agg as keyof typeof AGGREGATE_SQL;
@@ -477,17 +682,30 @@ class Planner {
       return null;
     }
     if ((fn === 'sum' || fn === 'avg') && col && !NUMERIC.has(col.field.def.type)) {
-      this.problem('dataset', ['measures', i, 'field'], `${who} takes the ${fn} of field "${col.field.name}", a ${col.field.def.type} field; ${fn} needs a number.`, `Aggregate a number/currency/percent field, or use count/count_distinct/min/max.`, {
-        ref: { type: 'object', name: this.base?.name ?? '', member: col.field.name },
-      });
+      this.problem(
+        'dataset',
+        ['measures', i, 'field'],
+        `${who} takes the ${fn} of field "${col.field.name}", a ${col.field.def.type} field; ${fn} needs a number.`,
+        `Aggregate a number/currency/percent field, or use count/count_distinct/min/max.`,
+        {
+          ref: { type: 'object', name: this.base?.name ?? '', member: col.field.name },
+        },
+      );
       return null;
     }
-    const filter = m.filter !== undefined ? compileFilter(m.filter, this.filterContext('dataset', ['measures', i, 'filter'], `The filter of measure "${this.dataset.def.measures[i]?.name}" of ${this.ds}`)) : undefined;
+    const filter =
+      m.filter !== undefined
+        ? compileFilter(
+            m.filter,
+            this.filterContext('dataset', ['measures', i, 'filter'], `The filter of measure "${this.dataset.def.measures[i]?.name}" of ${this.ds}`),
+          )
+        : undefined;
     // count(field) counts non-null values (defect class #29: it once compiled to count(*)).
     const inner = fn === 'count_distinct' ? sql`count(distinct ${col?.sql})` : col ? sql`${sql.raw(AGGREGATE_SQL[fn])}(${col.sql})` : sql`count(*)`;
     const filtered = filter ? sql`${inner} filter (where ${filter})` : inner;
     // Casts make pg and PGlite agree: count is bigint (a string on pg), sum/avg of numeric is numeric (a string).
-    const cast = fn === 'count' || fn === 'count_distinct' ? 'int' : fn === 'sum' || fn === 'avg' || (col && NUMERIC.has(col.field.def.type)) ? 'float8' : undefined;
+    const cast =
+      fn === 'count' || fn === 'count_distinct' ? 'int' : fn === 'sum' || fn === 'avg' || (col && NUMERIC.has(col.field.def.type)) ? 'float8' : undefined;
     return { sql: cast ? sql`(${filtered})::${sql.raw(cast)}` : filtered, terms: 1 };
   }
 
@@ -497,7 +715,12 @@ class Planner {
     for (const s of selects) {
       if (seen.has(s.name)) {
         const i = this.measureIndex.get(s.name) ?? 0;
-        this.problem(selection ? 'selection' : 'dataset', selection ? [] : ['measures', i, 'name'], `${this.ds} has a dimension and a measure both named "${s.name}", so the query would return two columns of that name.`, `Rename the measure or the dimension "${s.name}" of ${this.ds}.`);
+        this.problem(
+          selection ? 'selection' : 'dataset',
+          selection ? [] : ['measures', i, 'name'],
+          `${this.ds} has a dimension and a measure both named "${s.name}", so the query would return two columns of that name.`,
+          `Rename the measure or the dimension "${s.name}" of ${this.ds}.`,
+        );
       }
       seen.add(s.name);
     }
@@ -518,7 +741,9 @@ function emitSql(
   const qualify = (t: string) => (schema ? `${schema}.${t}` : t);
   let q = PG_COMPILER.selectFrom(`${qualify(table)} as ${alias}`) as SelectQueryBuilder<AnyDatabase, string, Record<string, unknown>>;
   for (const j of joins) {
-    q = q.leftJoin(`${qualify(j.table)} as ${j.alias}`, (on) => on.on(sql<SqlBool>`${sql.ref(`${j.alias}.id`)} = ${sql.ref(`${j.parentAlias}.${j.column}`)}`)) as typeof q;
+    q = q.leftJoin(`${qualify(j.table)} as ${j.alias}`, (on) =>
+      on.on(sql<SqlBool>`${sql.ref(`${j.alias}.id`)} = ${sql.ref(`${j.parentAlias}.${j.column}`)}`),
+    ) as typeof q;
   }
   q = q.select(selects.map((s) => s.sql.as(s.name))) as typeof q;
   if (where.length === 1) q = q.where(where[0]!);

@@ -1,7 +1,7 @@
 import type { FieldNode } from '@bvl/metadata';
 import { didYouMean } from '@bvl/metadata';
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { CONTEXT_TOKENS, DATE_MACRO_NAMES, type MacroKind, dateMacroSql, placeholderName } from './date-macros.ts';
+import { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, type MacroKind, placeholderName } from './date-macros.ts';
 
 /** A segment of a JSON pointer, relative to the filter's root. */
 export type Segment = string | number;
@@ -36,8 +36,10 @@ const OPAQUE = new Set(['formula', 'summary']);
 const TRUE = sql<SqlBool>`true`;
 const FALSE = sql<SqlBool>`false`;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const and = (parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> => (parts.length === 0 ? TRUE : parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` and `)})`);
-const or = (parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> => (parts.length === 0 ? FALSE : parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` or `)})`);
+const and = (parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> =>
+  parts.length === 0 ? TRUE : parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+const or = (parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> =>
+  parts.length === 0 ? FALSE : parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
 /** Negation that is total over NULL: `not coalesce(p, false)`, so a NULL row is in the complement (Mongo semantics). */
 const not = (p: RawBuilder<SqlBool>): RawBuilder<SqlBool> => sql<SqlBool>`not coalesce(${p}, false)`;
 const show = (v: unknown): string => {
@@ -69,7 +71,11 @@ function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], de
     return TRUE;
   }
   if (!isRecord(node)) {
-    ctx.error(at, `is ${show(node)}, not a condition object like {"field": value}`, 'Write the condition as an object of field names to values or operator objects ({"$ne": …}).');
+    ctx.error(
+      at,
+      `is ${show(node)}, not a condition object like {"field": value}`,
+      'Write the condition as an object of field names to values or operator objects ({"$ne": …}).',
+    );
     return TRUE;
   }
   const parts: RawBuilder<SqlBool>[] = [];
@@ -87,7 +93,12 @@ function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], de
     } else if (key === '$not') {
       parts.push(not(condition(value, ctx, here, depth + 1)));
     } else if (key.startsWith('$')) {
-      ctx.error(here, `uses "${key}", which is not a logical operator (${LOGICAL.join(', ')}) nor a field name`, `Use one of ${LOGICAL.join(', ')}, or put field operators under a field: {"field": {"${key}": …}}.`, didYouMean(key, LOGICAL));
+      ctx.error(
+        here,
+        `uses "${key}", which is not a logical operator (${LOGICAL.join(', ')}) nor a field name`,
+        `Use one of ${LOGICAL.join(', ')}, or put field operators under a field: {"field": {"${key}": …}}.`,
+        didYouMean(key, LOGICAL),
+      );
     } else {
       const col = ctx.column(key, here);
       if (col) parts.push(fieldCondition(col, value, ctx, here, depth));
@@ -122,8 +133,18 @@ function fieldCondition(col: ColumnRef, value: unknown, ctx: FilterContext, at: 
       else parts.push((op === '$null') === arg ? sql<SqlBool>`${col.sql} is null` : sql<SqlBool>`${col.sql} is not null`);
     } else if (op === '$not') parts.push(not(fieldCondition(col, arg, ctx, here, depth + 1)));
     else if (op.startsWith('$'))
-      ctx.error(here, `uses operator "${op}", which the dataset compiler does not support`, `Use one of ${FIELD_OPERATORS.join(', ')}.`, didYouMean(op, FIELD_OPERATORS));
-    else ctx.error(here, `mixes the key "${op}" into an operator object`, `Write the condition on "${at[at.length - 1]}" either as a value or as an object of operators (${FIELD_OPERATORS.slice(0, 6).join(', ')}, …).`);
+      ctx.error(
+        here,
+        `uses operator "${op}", which the dataset compiler does not support`,
+        `Use one of ${FIELD_OPERATORS.join(', ')}.`,
+        didYouMean(op, FIELD_OPERATORS),
+      );
+    else
+      ctx.error(
+        here,
+        `mixes the key "${op}" into an operator object`,
+        `Write the condition on "${at[at.length - 1]}" either as a value or as an object of operators (${FIELD_OPERATORS.slice(0, 6).join(', ')}, …).`,
+      );
   }
   return and(parts);
 }
@@ -138,8 +159,14 @@ function compare(col: ColumnRef, op: Comparison, value: unknown, ctx: FilterCont
   }
   if (isRecord(value) && '$field' in value) {
     const other = typeof value.$field === 'string' ? ctx.column(value.$field, [...at, '$field']) : undefined;
-    if (typeof value.$field !== 'string') ctx.error([...at, '$field'], `$field must name a field, not ${show(value.$field)}`, 'Write {"$field": "other_field"}.');
-    if (value.addDays !== undefined) ctx.error([...at, 'addDays'], 'uses addDays, which the dataset compiler does not support', 'Compare with the field directly, or use a date placeholder such as {7_days_ago}.');
+    if (typeof value.$field !== 'string')
+      ctx.error([...at, '$field'], `$field must name a field, not ${show(value.$field)}`, 'Write {"$field": "other_field"}.');
+    if (value.addDays !== undefined)
+      ctx.error(
+        [...at, 'addDays'],
+        'uses addDays, which the dataset compiler does not support',
+        'Compare with the field directly, or use a date placeholder such as {7_days_ago}.',
+      );
     if (!other) return TRUE;
     if (col.field.def.multiple || other.field.def.multiple) ctx.error(at, 'compares a multiple-value field with {$field}', 'Compare single-value fields only.');
     if (op === '$ne') return sql<SqlBool>`${col.sql} is distinct from ${other.sql}`;
@@ -168,7 +195,11 @@ function scalarOperand(col: ColumnRef, value: unknown, ctx: FilterContext, at: r
   }
   if (typeof value === 'boolean') return { sql: value, kind: 'value' };
   if (typeof value !== 'string') {
-    ctx.error(at, `compares with ${show(value)}, but a comparand must be a string, number, boolean or null`, 'Use a scalar value, a {placeholder} or {"$field": "other_field"}.');
+    ctx.error(
+      at,
+      `compares with ${show(value)}, but a comparand must be a string, number, boolean or null`,
+      'Use a scalar value, a {placeholder} or {"$field": "other_field"}.',
+    );
     return undefined;
   }
   const name = placeholderName(value);

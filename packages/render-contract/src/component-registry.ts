@@ -92,7 +92,8 @@ export function parseRegistry(raw: unknown): ComponentRegistry {
     if (a === undefined) return;
     if (!isRecord(a)) fail(where, 'must be {min?, max?}');
     const r = a as Record<string, unknown>;
-    for (const k of ['min', 'max']) if (r[k] !== undefined && !(Number.isInteger(r[k]) && (r[k] as number) >= 0)) fail(`${where}.${k}`, 'must be a non-negative integer');
+    for (const k of ['min', 'max'])
+      if (r[k] !== undefined && !(Number.isInteger(r[k]) && (r[k] as number) >= 0)) fail(`${where}.${k}`, 'must be a non-negative integer');
   };
   const checkShape = (where: string, s: unknown): void => {
     if (s === undefined) return;
@@ -102,8 +103,10 @@ export function parseRegistry(raw: unknown): ComponentRegistry {
   for (const [type, entry] of Object.entries(components)) {
     if (!isRecord(entry)) fail(`components.${type}`, 'must be an object');
     const e = entry as Record<string, unknown>;
-    if (e.template !== undefined && !(TEMPLATES as readonly unknown[]).includes(e.template)) fail(`components.${type}.template`, `must be one of ${TEMPLATES.join(', ')}`);
-    if (e.requiredProps !== undefined && !(Array.isArray(e.requiredProps) && e.requiredProps.every((p) => typeof p === 'string'))) fail(`components.${type}.requiredProps`, 'must be a string array');
+    if (e.template !== undefined && !(TEMPLATES as readonly unknown[]).includes(e.template))
+      fail(`components.${type}.template`, `must be one of ${TEMPLATES.join(', ')}`);
+    if (e.requiredProps !== undefined && !(Array.isArray(e.requiredProps) && e.requiredProps.every((p) => typeof p === 'string')))
+      fail(`components.${type}.requiredProps`, 'must be a string array');
     checkShape(`components.${type}.shape`, e.shape);
     if (e.variants !== undefined) {
       if (!isRecord(e.variants) || typeof e.variantProp !== 'string') fail(`components.${type}.variants`, 'needs an object of shapes and a string variantProp');
@@ -125,7 +128,8 @@ export function parseRegistry(raw: unknown): ComponentRegistry {
     if (e.bind === undefined) return;
     if (!isRecord(e.bind) || e.block === undefined) fail(`${w}.bind`, 'must be an object, and needs a block');
     for (const [p, b] of Object.entries(e.bind as Record<string, unknown>)) {
-      if (!isRecord(b) || typeof b.from !== 'string' || !['field', 'fields', 'value'].includes(b.kind as string)) fail(`${w}.bind.${p}`, 'must be {from: string, kind: field|fields|value}');
+      if (!isRecord(b) || typeof b.from !== 'string' || !['field', 'fields', 'value'].includes(b.kind as string))
+        fail(`${w}.bind.${p}`, 'must be {from: string, kind: field|fields|value}');
     }
   };
   checkTypes('views.list', views.list, viewExtra);

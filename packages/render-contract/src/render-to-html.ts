@@ -1,4 +1,4 @@
-import { type ComponentRegistry, type Template, isRegistered, shapeOf } from './component-registry.ts';
+import { type ComponentRegistry, isRegistered, shapeOf, type Template } from './component-registry.ts';
 import type { ComponentSchema, ResolvedField } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
 import { escapeHtml as e } from './escape-html.ts';
@@ -64,12 +64,14 @@ const TEMPLATES = {
     const group = field(props.groupField) as ResolvedField;
     const cards = fieldsOf(props.cardFields);
     const title = field(props.titleField) ?? cards[0];
-    const lanes = group.options?.length ? group.options.map((o) => ({ value: o.value, label: o.label })) : distinct(rows, group.name).map((v) => ({ value: v, label: v }));
-    if (lanes.length === 0) return `<h2>${e(label)}</h2>${noData()}`;
+    const lanes = group.options?.length
+      ? group.options.map((o) => ({ value: o.value, label: o.label }))
+      : distinct(rows, group.name).map((v) => ({ value: v, label: v }));
+    if (lanes.length === 0 || !rows?.length) return `<h2>${e(label)}</h2>${noData()}`;
     const lane = (l: { value: string; label: string }) => {
       const mine = (rows ?? []).filter((r) => text(r[group.name]) === l.value);
       const items = mine.map((r) => `<li><article><h4>${e(text(title ? r[title.name] : r.name))}</h4>${definitionList(cards, r)}</article></li>`).join('');
-      return `<li><h3>${e(l.label)}</h3>${items ? `<ul>${items}</ul>` : noData()}</li>`;
+      return `<li><h3>${e(l.label)}</h3>${items ? `<ul>${items}</ul>` : '<p class="bvl-empty-lane">No cards.</p>'}</li>`;
     };
     return `<h2>${e(label)}</h2><ul class="bvl-kanban-lanes" aria-label="${e(`${label} grouped by ${group.label}`)}">${lanes.map(lane).join('')}</ul>`;
   },
@@ -81,7 +83,9 @@ const TEMPLATES = {
     const end = field(props.endDateField) as ResolvedField;
     const head = `<thead><tr><th scope="col">${e(title?.label ?? 'Task')}</th><th scope="col">${e(start.label)}</th><th scope="col">${e(end.label)}</th></tr></thead>`;
     const body = rows?.length
-      ? rows.map((r) => `<tr><th scope="row">${e(text(title ? r[title.name] : r.name))}</th><td>${time(r[start.name])}</td><td>${time(r[end.name])}</td></tr>`).join('')
+      ? rows
+          .map((r) => `<tr><th scope="row">${e(text(title ? r[title.name] : r.name))}</th><td>${time(r[start.name])}</td><td>${time(r[end.name])}</td></tr>`)
+          .join('')
       : `<tr><td colspan="3">${noData()}</td></tr>`;
     return `<table><caption>${e(label)}</caption>${head}<tbody>${body}</tbody></table>`;
   },
@@ -120,7 +124,9 @@ const TEMPLATES = {
   metric: ({ props, rows, label }) => {
     const measures = namedOf(props.measures);
     const row = rows?.[0];
-    const values = measures.map((m) => (row && row[m.name] !== undefined && row[m.name] !== null ? `<data value="${e(text(row[m.name]))}">${e(text(row[m.name]))}</data>` : noData()));
+    const values = measures.map((m) =>
+      row && row[m.name] !== undefined && row[m.name] !== null ? `<data value="${e(text(row[m.name]))}">${e(text(row[m.name]))}</data>` : noData(),
+    );
     return `<figure class="bvl-metric" aria-label="${e(label)}"><figcaption>${e(label)}</figcaption>${values.join('')}</figure>`;
   },
   table: ({ props, rows, label }) =>
@@ -131,8 +137,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const arrayOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const field = (v: unknown): ResolvedField | undefined => (isRecord(v) && typeof v.name === 'string' ? (v as unknown as ResolvedField) : undefined);
 const fieldsOf = (v: unknown): ResolvedField[] => arrayOf(v).flatMap((f) => field(f) ?? []);
-const namedOf = (v: unknown): Array<{ name: string; label: string }> => arrayOf(v).flatMap((x) => (isRecord(x) && typeof x.name === 'string' ? [{ name: x.name, label: text(x.label ?? x.name) }] : []));
-const text = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : typeof v === 'object' ? (JSON.stringify(v) ?? '') : String(v));
+const namedOf = (v: unknown): Array<{ name: string; label: string }> =>
+  arrayOf(v).flatMap((x) => (isRecord(x) && typeof x.name === 'string' ? [{ name: x.name, label: text(x.label ?? x.name) }] : []));
+const text = (v: unknown): string =>
+  v === undefined || v === null ? '' : typeof v === 'string' ? v : typeof v === 'object' ? (JSON.stringify(v) ?? '') : String(v);
 const noData = (): string => '<p class="bvl-no-data">No data to show.</p>';
 const time = (v: unknown): string => (v === undefined || v === null || v === '' ? '' : `<time datetime="${e(text(v))}">${e(text(v))}</time>`);
 const distinct = (rows: TemplateInput['rows'], key: string): string[] => [...new Set((rows ?? []).map((r) => text(r[key])))];
@@ -151,7 +159,11 @@ function fieldTable(columns: readonly ResolvedField[], rows: TemplateInput['rows
 }
 
 /** A data table's head and body: dimensions as row headers, measures as cells (the accessible fallback of every chart). */
-function tableBody(dims: ReadonlyArray<{ name: string; label: string }>, measures: ReadonlyArray<{ name: string; label: string }>, rows: TemplateInput['rows']): string {
+function tableBody(
+  dims: ReadonlyArray<{ name: string; label: string }>,
+  measures: ReadonlyArray<{ name: string; label: string }>,
+  rows: TemplateInput['rows'],
+): string {
   const cols = [...dims, ...measures];
   const head = `<thead><tr>${cols.map((c) => `<th scope="col">${e(c.label)}</th>`).join('')}</tr></thead>`;
   const row = (r: Readonly<Record<string, unknown>>) =>
@@ -171,9 +183,28 @@ function events({ props, rows, label }: TemplateInput, cls: string): string {
 }
 
 const INPUT_TYPES: Readonly<Record<string, string>> = {
-  number: 'number', currency: 'number', percent: 'number', rating: 'number', slider: 'range', progress: 'number',
-  date: 'date', datetime: 'datetime-local', time: 'time', email: 'email', url: 'url', phone: 'tel', password: 'password', secret: 'password', color: 'color',
-  boolean: 'checkbox', toggle: 'checkbox', image: 'file', file: 'file', avatar: 'file', video: 'file', audio: 'file',
+  number: 'number',
+  currency: 'number',
+  percent: 'number',
+  rating: 'number',
+  slider: 'range',
+  progress: 'number',
+  date: 'date',
+  datetime: 'datetime-local',
+  time: 'time',
+  email: 'email',
+  url: 'url',
+  phone: 'tel',
+  password: 'password',
+  secret: 'password',
+  color: 'color',
+  boolean: 'checkbox',
+  toggle: 'checkbox',
+  image: 'file',
+  file: 'file',
+  avatar: 'file',
+  video: 'file',
+  audio: 'file',
 };
 const TEXTAREAS = new Set(['textarea', 'markdown', 'html', 'richtext', 'code', 'json', 'address']);
 const CHOICES = new Set(['select', 'multiselect', 'radio', 'checkboxes']);
@@ -208,7 +239,11 @@ function input(f: ResolvedField, id: string): string {
   const computed = f.type === 'formula' || f.type === 'summary' || f.type === 'autonumber';
   const name = ` id="${e(id)}" name="${e(f.name)}"${f.required && !computed ? ' required aria-required="true"' : ''}`;
   if (f.type === 'radio') {
-    const opts = (f.options ?? []).map((o, i) => `<input type="radio" id="${e(`${id}-${i}`)}" name="${e(f.name)}" value="${e(o.value)}"><label for="${e(`${id}-${i}`)}">${e(o.label)}</label>`).join('');
+    const opts = (f.options ?? [])
+      .map(
+        (o, i) => `<input type="radio" id="${e(`${id}-${i}`)}" name="${e(f.name)}" value="${e(o.value)}"><label for="${e(`${id}-${i}`)}">${e(o.label)}</label>`,
+      )
+      .join('');
     return `<fieldset><legend>${e(f.label)}</legend>${opts}</fieldset>`;
   }
   if (CHOICES.has(f.type)) {

@@ -1,12 +1,24 @@
 import { type ObjectNode, optionValues, referenceOf, resolveField } from '@bvl/metadata';
 import type { ResolvedField } from './component-schema.ts';
 
+/** Resolutions per object node: nodes are immutable, so a field resolves the same way every time. */
+const cache = new WeakMap<ObjectNode, Map<string, ResolvedField>>();
+
 /**
  * A field of `object` as a component sees it. Total: an unknown field (or a missing object)
  * resolves to `exists: false` with type `unknown`, because the renderer still gets the name.
  */
 export function resolveFieldOf(object: ObjectNode | undefined, name: string, label?: string): ResolvedField {
-  const field = object ? resolveField(object, name) : undefined;
+  if (!object) return { name, label: label ?? name, type: 'unknown', exists: false };
+  let byName = cache.get(object);
+  if (!byName) cache.set(object, (byName = new Map()));
+  let resolved = byName.get(name);
+  if (!resolved) byName.set(name, (resolved = resolve(object, name)));
+  return label === undefined || label === resolved.label ? resolved : { ...resolved, label };
+}
+
+function resolve(object: ObjectNode, name: string, label?: string): ResolvedField {
+  const field = resolveField(object, name);
   if (!field) return { name, label: label ?? name, type: 'unknown', exists: false };
   const def = field.def;
   const values = optionValues(def);

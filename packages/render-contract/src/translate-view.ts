@@ -1,4 +1,4 @@
-import { type Graph, type ViewNode, listColumns, normalizeSort } from '@bvl/metadata';
+import { type Graph, normalizeSort, type ViewNode } from '@bvl/metadata';
 import type { ComponentRegistry, ViewTypeEntry } from './component-registry.ts';
 import type { ComponentSchema, ResolvedField } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
@@ -40,13 +40,9 @@ export function translateView(view: ViewNode, graph: Graph, registry: ComponentR
     props.sections = formSections(view, (n, l) => resolveFieldOf(object, n, l));
   } else {
     props.viewType = type;
-    props.columns = view.list
-      ? listColumns(view.list).map((c, i) => {
-          const col = view.list?.columns?.[i];
-          const label = isRecord(col) && typeof col.label === 'string' ? col.label : undefined;
-          return resolveFieldOf(object, c.field, label);
-        })
-      : [];
+    props.columns = (view.list?.columns ?? []).map((c) =>
+      typeof c === 'string' ? resolveFieldOf(object, c) : resolveFieldOf(object, c.field, typeof c.label === 'string' ? c.label : undefined),
+    );
     props.filters = view.list?.filter ?? [];
     props.sort = view.list ? normalizeSort(view.list.sort).map(({ field, order }) => ({ field, order })) : [];
   }
@@ -69,7 +65,10 @@ export function translateView(view: ViewNode, graph: Graph, registry: ComponentR
 }
 
 /** Form sections (or their `groups` alias) with every field resolved. */
-function formSections(view: ViewNode, resolve: (name: string, label?: string) => ResolvedField): Array<{ name?: string; label?: string; columns?: number; fields: ResolvedField[] }> {
+function formSections(
+  view: ViewNode,
+  resolve: (name: string, label?: string) => ResolvedField,
+): Array<{ name?: string; label?: string; columns?: number; fields: ResolvedField[] }> {
   const form = view.form;
   if (!form) return [];
   return (form.sections ?? form.groups ?? []).map((s) => {

@@ -15,7 +15,12 @@ export function widgetTypeOf(widget: WidgetNode, registry: ComponentRegistry = D
  * labels when the dataset exists. A missing dataset is L1's finding (dangling_dataset): the widget
  * is still translated. An unknown chart type yields a schema with no `type`. Pure and total.
  */
-export function translateWidget(widget: WidgetNode, dataset: DatasetNode | undefined, dashboard: DashboardNode, registry: ComponentRegistry = DEFAULT_REGISTRY): ComponentSchema {
+export function translateWidget(
+  widget: WidgetNode,
+  dataset: DatasetNode | undefined,
+  dashboard: DashboardNode,
+  registry: ComponentRegistry = DEFAULT_REGISTRY,
+): ComponentSchema {
   const def = widget.def;
   const { type, entry } = widgetTypeOf(widget, registry);
   const props: Record<string, unknown> = {
@@ -29,7 +34,14 @@ export function translateWidget(widget: WidgetNode, dataset: DatasetNode | undef
     measures: (def.values ?? []).map((name) => {
       const m = dataset?.measures.get(name);
       const format = m && typeof (m as Record<string, unknown>).format === 'string' ? { format: (m as Record<string, unknown>).format } : {};
-      return { name, label: m?.label ?? name, exists: m !== undefined, ...(m?.aggregate ? { aggregate: m.aggregate } : {}), ...(m?.derived ? { derived: m.derived.op } : {}), ...format };
+      return {
+        name,
+        label: m?.label ?? name,
+        exists: m !== undefined,
+        ...(m?.aggregate ? { aggregate: m.aggregate } : {}),
+        ...(m?.derived ? { derived: m.derived.op } : {}),
+        ...format,
+      };
     }),
   };
   if (def.filter !== undefined) props.filter = def.filter;

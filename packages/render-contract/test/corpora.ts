@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Graph, buildGraph, collectStack } from '@bvl/metadata';
+import { buildGraph, collectStack, type Graph } from '@bvl/metadata';
 
 /** The three shared ObjectStack example stacks (read-only inputs). */
 export const CORPORA = ['app-todo', 'app-crm', 'app-showcase'] as const;

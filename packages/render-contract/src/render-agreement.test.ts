@@ -1,0 +1,180 @@
+import type { BuildIssue } from '@bvl/build-issue';
+import type { DashboardNode, DatasetNode, Graph, ViewNode, WidgetNode } from '@bvl/metadata';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CORPORA, corpusGraph } from '../test/corpora.ts';
+import { sampleRows } from '../test/sample-rows.ts';
+import { checkView } from './check-view.ts';
+import { checkWidget } from './check-widget.ts';
+import { type ComponentRegistry, parseRegistry } from './component-registry.ts';
+import type { ComponentSchema } from './component-schema.ts';
+import { DEFAULT_REGISTRY } from './default-registry.ts';
+import { expectedOutcome } from './render-outcomes.ts';
+import { renderToHtml } from './render-to-html.ts';
+import { sweepDom } from './sweep-dom.ts';
+
+/*
+ * The agreement rule between the two halves of L2:
+ *   - L2 reports typeless_schema, unknown_component or unknown_widget_type for an artifact
+ *     ⇔ the sweep finds a red "Unknown component type" box in the artifact's rendered HTML;
+ *   - otherwise, L2 reports layout_without_binding or unsatisfiable_query_shape
+ *     ⇔ the sweep finds an empty widget;
+ *   - otherwise the component renders (exactly one, no accessibility slip).
+ * It must hold with and without data rows. count_only_table (a warning: one row of totals),
+ * dataset_compile_error (fails when the query runs) and inert_field (an object, not a view or
+ * widget) do not change what the schema renders, so they are outside the rule.
+ */
+
+const seen = new Map<string, number>();
+
+function agree(label: string, schema: ComponentSchema, issues: readonly BuildIssue[], registry: ComponentRegistry = DEFAULT_REGISTRY): void {
+  const outcome = expectedOutcome(issues.map((i) => i.code));
+  seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
+  for (const i of issues) seen.set(i.code, (seen.get(i.code) ?? 0) + 1);
+  for (const rows of [undefined, sampleRows(schema, 2)]) {
+    const sweep = sweepDom(renderToHtml(schema, rows ? { rows } : undefined, { registry }));
+    const found = sweep.errorBoxes > 0 ? 'red-box' : sweep.emptyWidgets > 0 ? 'empty-widget' : 'rendered';
+    expect(found, `${label} (${rows ? 'with' : 'without'} rows): L2 said ${issues.map((i) => i.code).join(', ') || 'nothing'}`).toBe(outcome);
+    expect(sweep.errorBoxes + sweep.emptyWidgets, label).toBeLessThanOrEqual(1);
+    if (outcome === 'rendered') expect(sweep, label).toMatchObject({ components: 1, a11yViolations: 0 });
+  }
+}
+
+const withList = (v: ViewNode, patch: Record<string, unknown>, drop: readonly string[] = []): ViewNode => {
+  const body: Record<string, unknown> = { ...(v.kind === 'form' ? v.form : v.list), ...patch };
+  for (const k of drop) delete body[k];
+  return v.kind === 'form' ? { ...v, form: body } : { ...v, list: body };
+};
+
+/** Deterministic mutations of a view: every type (valid and not), each block removed, each block key removed. */
+function viewMutations(v: ViewNode): Array<[string, ViewNode]> {
+  const out: Array<[string, ViewNode]> = [['as is', v]];
+  const body = (v.kind === 'form' ? v.form : v.list) as Record<string, unknown> | undefined;
+  const types = Object.keys(DEFAULT_REGISTRY.views[v.kind].types);
+  for (const t of [...types, 'list', 'table', 'kanbn', 'board', 'page', 'object-grid', 'constructor', '']) out.push([`type=${t}`, withList(v, { type: t })]);
+  out.push(['no type', withList(v, {}, ['type'])]);
+  for (const [key, block] of Object.entries(body ?? {})) {
+    if (
+      typeof block !== 'object' ||
+      block === null ||
+      Array.isArray(block) ||
+      !['kanban', 'calendar', 'timeline', 'gantt', 'gallery', 'map', 'tree', 'chart'].includes(key)
+    )
+      continue;
+    out.push([`no ${key}`, withList(v, {}, [key])]);
+    for (const k of Object.keys(block)) {
+      const rest = { ...(block as Record<string, unknown>) };
+      delete rest[k];
+      out.push([`no ${key}.${k}`, withList(v, { [key]: rest })]);
+    }
+    for (const t of types) out.push([`type=${t}, no ${key}`, withList(v, { type: t }, [key])]);
+  }
+  return out;
+}
+
+const withDef = (w: WidgetNode, patch: Record<string, unknown>): WidgetNode => ({ ...w, def: { ...w.def, ...patch } as WidgetNode['def'] });
+
+/** Deterministic mutations of a widget: every chart type (and unknown ones) × several query shapes, and a lost dataset. */
+function widgetMutations(w: WidgetNode, dataset: DatasetNode | undefined): Array<[string, WidgetNode, DatasetNode | undefined]> {
+  const dims = [...(dataset?.dimensions.keys() ?? [])];
+  const measures = [...(dataset?.measures.keys() ?? [])];
+  const shapes: Array<[string, Record<string, unknown>]> = [
+    ['as is', {}],
+    ['no dimension', { dimensions: [] }],
+    ['no values', { values: [] }],
+    ['all dimensions', { dimensions: dims }],
+    ['all measures', { values: measures }],
+    ['three dimensions, two measures', { dimensions: [...dims, 'x', 'y', 'z'].slice(0, 3), values: [...measures, 'm'].slice(0, 2) }],
+  ];
+  const out: Array<[string, WidgetNode, DatasetNode | undefined]> = [];
+  for (const t of [...Object.keys(DEFAULT_REGISTRY.widgets.types), 'bars', 'heatmap', 'list', 'grid', 'chart', 'metric-card', 'constructor', undefined]) {
+    for (const [name, patch] of shapes) out.push([`type=${t ?? '(none)'}, ${name}`, withDef(w, { type: t, ...patch }), dataset]);
+  }
+  out.push(['dataset lost', w, undefined]);
+  return out;
+}
+
+function* artifacts(graph: Graph): Generator<['view', ViewNode] | ['widget', WidgetNode, DatasetNode | undefined, DashboardNode]> {
+  for (const v of graph.views.values()) yield ['view', v];
+  for (const d of graph.dashboards.values()) for (const w of d.widgets) yield ['widget', w, graph.datasets.get(w.def.dataset ?? ''), d];
+}
+
+describe('L2 and the rendered DOM agree', () => {
+  for (const corpus of CORPORA) {
+    const graph = corpusGraph(corpus);
+
+    it(`${corpus} as published: nothing red-boxes or renders empty`, () => {
+      for (const a of artifacts(graph)) {
+        const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph) : checkWidget(a[1], a[2], a[3]);
+        expect(issues).toEqual([]);
+        agree(schema.id, schema, issues);
+      }
+    });
+
+    it(`${corpus} mutated: every view and widget, every mutation`, () => {
+      for (const a of artifacts(graph)) {
+        if (a[0] === 'view') {
+          for (const [m, v] of viewMutations(a[1])) {
+            const { schema, issues } = checkView(v, graph);
+            agree(`${v.name} ${m}`, schema, issues);
+          }
+        } else {
+          for (const [m, w, dataset] of widgetMutations(a[1], a[2])) {
+            const { schema, issues } = checkWidget(w, dataset, a[3]);
+            agree(`${schema.id} ${m}`, schema, issues);
+          }
+        }
+      }
+    });
+
+    it(`${corpus} under a registry missing components: unknown_component red-boxes`, () => {
+      const raw = structuredClone(DEFAULT_REGISTRY) as unknown as { components: Record<string, unknown> };
+      for (const c of ['object-kanban', 'object-form', 'chart', 'metric']) delete raw.components[c];
+      const registry = parseRegistry(raw);
+      for (const a of artifacts(graph)) {
+        const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph, registry) : checkWidget(a[1], a[2], a[3], registry);
+        agree(`${schema.id} (trimmed registry)`, schema, issues, registry);
+      }
+    });
+  }
+
+  it('random view types and widget shapes agree too', () => {
+    const graph = corpusGraph('app-showcase');
+    const views = [...graph.views.values()];
+    const widgets = [...artifacts(graph)].filter((a) => a[0] === 'widget');
+    fc.assert(
+      fc.property(
+        fc.nat(),
+        fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('grid', 'kanban', 'calendar', 'gantt', 'timeline', 'pie', 'bar', 'metric', 'table')),
+        fc.array(fc.string({ maxLength: 6 }), { maxLength: 4 }),
+        fc.array(fc.string({ maxLength: 6 }), { maxLength: 4 }),
+        (i, type, dims, values) => {
+          const v = views[i % views.length] as ViewNode;
+          const mutatedView = withList(v, { type });
+          const cv = checkView(mutatedView, graph);
+          agree(`${v.name} type=${JSON.stringify(type)}`, cv.schema, cv.issues);
+          const [, w, dataset, dashboard] = widgets[i % widgets.length] as ['widget', WidgetNode, DatasetNode | undefined, DashboardNode];
+          const cw = checkWidget(withDef(w, { type, dimensions: dims, values }), dataset, dashboard);
+          agree(`${w.id} type=${JSON.stringify(type)}`, cw.schema, cw.issues);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the mutations exercised every outcome and every render code', () => {
+    for (const key of [
+      'red-box',
+      'empty-widget',
+      'rendered',
+      'typeless_schema',
+      'unknown_component',
+      'unknown_widget_type',
+      'layout_without_binding',
+      'unsatisfiable_query_shape',
+      'count_only_table',
+    ]) {
+      expect(seen.get(key) ?? 0, key).toBeGreaterThan(0);
+    }
+  });
+});
