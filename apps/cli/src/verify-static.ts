@@ -2,6 +2,7 @@ import type { BuildIssue } from '@bvl/build-issue';
 import { sortIssues } from '@bvl/build-issue';
 import { lintGraph } from '@bvl/graph-lint';
 import { type ArtifactSet, buildGraph, type Graph } from '@bvl/metadata';
+import { checkRender } from '@bvl/render-contract';
 
 /** The static layers `bvl verify` can run. */
 export const STATIC_LAYERS = ['graph', 'render'] as const;
@@ -51,5 +52,11 @@ export function verifyStatic(published: ArtifactSet, drafts: ArtifactSet | undef
   const all = [...issues];
   const checked = countChecked(graph);
   if (layers.has('graph')) all.push(...lintGraph(graph));
+  if (layers.has('render')) {
+    const render = checkRender(graph);
+    all.push(...render.issues);
+    checked.schemas = render.checked.schemas;
+    checked.compiledDatasets = render.checked.compiledDatasets;
+  }
   return { graph, issues: sortIssues(all), checked };
 }

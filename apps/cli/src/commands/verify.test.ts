@@ -37,6 +37,16 @@ describe('bvl verify', () => {
     expect(report.issues[0].patch).toEqual([{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }]);
   });
 
+  it('runs L1 + L2 by default: incident #6 is a typeless_schema with a patch that sets a valid type', async () => {
+    const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'json');
+    const report = JSON.parse(r.out);
+    expect(report.checked).toMatchObject({ schemas: 9, compiledDatasets: 1 });
+    const six = report.issues.find((i: any) => i.code === 'typeless_schema');
+    expect(six).toMatchObject({ layer: 'render', artifact: { type: 'view', name: 'exp_expense.recent' }, path: '/type', draft: true });
+    expect(six.patch).toEqual([{ op: 'replace', path: '/type', value: 'grid' }]);
+    expect(report.issues.map((i: any) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'typeless_schema']);
+  });
+
   it('writes SARIF with the draft file as physical location', async () => {
     const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'sarif', '--layers', 'graph');
     const log = JSON.parse(r.out);
