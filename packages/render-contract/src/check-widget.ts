@@ -3,7 +3,7 @@ import { clearWinner, type DashboardNode, type DatasetNode, didYouMean, pointer,
 import type { Checked } from './check-view.ts';
 import { type ComponentRegistry, isRegistered, shapeOf } from './component-registry.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
-import { describeArity, shapeProblem } from './query-shape.ts';
+import { describeArity, shapeProblem } from './shape-problem.ts';
 import { translateWidget, widgetTypeOf } from './translate-widget.ts';
 
 /**

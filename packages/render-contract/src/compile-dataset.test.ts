@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CORPORA, corpusGraph } from '../test/corpora.ts';
 import { type CompiledDataset, type CompileResult, compileDataset, type DatasetSelection } from './compile-dataset.ts';
-import { DATE_MACRO_NAMES } from './date-macros.ts';
+import { DATE_MACRO_NAMES } from './date-macro-sql.ts';
 
 const objects = [
   {

@@ -13,7 +13,7 @@ import {
 } from '@bvl/metadata';
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { type ColumnRef, compileFilter, type FilterContext, type Segment } from './compile-filter.ts';
-import { type AnyDatabase, isSqlIdentifier, PG_COMPILER } from './sql-compiler.ts';
+import { type AnyDatabase, isSqlIdentifier, PG_COMPILER } from './pg-compiler.ts';
 
 /** What a caller asks of a dataset: by default all its dimensions and all its measures. */
 export interface DatasetSelection {

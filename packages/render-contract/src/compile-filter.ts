@@ -1,7 +1,7 @@
 import type { FieldNode } from '@bvl/metadata';
 import { didYouMean } from '@bvl/metadata';
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, type MacroKind, placeholderName } from './date-macros.ts';
+import { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, type MacroKind, placeholderName } from './date-macro-sql.ts';
 
 /** A segment of a JSON pointer, relative to the filter's root. */
 export type Segment = string | number;

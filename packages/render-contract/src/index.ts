@@ -34,13 +34,14 @@ export {
   type WidgetTypeEntry,
 } from './component-registry.ts';
 export type { ComponentSchema, ResolvedField } from './component-schema.ts';
-export { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, MAX_MACRO_COUNT, type MacroKind, placeholderName, type ResolvedMacro } from './date-macros.ts';
+export { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, MAX_MACRO_COUNT, type MacroKind, placeholderName, type ResolvedMacro } from './date-macro-sql.ts';
 export { DEFAULT_REGISTRY } from './default-registry.ts';
 export { escapeHtml } from './escape-html.ts';
-export { describeArity, type ShapeProblem, shapeProblem } from './query-shape.ts';
+export { EMPTY_WIDGET_CODES, expectedOutcome, RED_BOX_CODES } from './expected-outcome.ts';
+export { type AnyDatabase, isSqlIdentifier, MAX_IDENTIFIER_LENGTH, PG_COMPILER } from './pg-compiler.ts';
 export { type RenderData, type RenderOptions, renderErrorBox, renderToHtml } from './render-to-html.ts';
-export { resolveFieldOf } from './resolve-field.ts';
-export { type AnyDatabase, isSqlIdentifier, MAX_IDENTIFIER_LENGTH, PG_COMPILER } from './sql-compiler.ts';
+export { resolveFieldOf } from './resolve-field-of.ts';
+export { describeArity, type ShapeProblem, shapeProblem } from './shape-problem.ts';
 export { type DomSweep, sweepDom } from './sweep-dom.ts';
 export { translateView, viewBody, viewTypeOf } from './translate-view.ts';
 export { translateWidget, widgetTypeOf } from './translate-widget.ts';

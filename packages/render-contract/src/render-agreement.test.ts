@@ -9,7 +9,7 @@ import { checkWidget } from './check-widget.ts';
 import { type ComponentRegistry, parseRegistry } from './component-registry.ts';
 import type { ComponentSchema } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
-import { expectedOutcome } from './render-outcomes.ts';
+import { expectedOutcome } from './expected-outcome.ts';
 import { renderToHtml } from './render-to-html.ts';
 import { sweepDom } from './sweep-dom.ts';
 

@@ -2,7 +2,7 @@ import { type ComponentRegistry, isRegistered, shapeOf, type Template } from './
 import type { ComponentSchema, ResolvedField } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
 import { escapeHtml as e } from './escape-html.ts';
-import { describeArity, shapeProblem } from './query-shape.ts';
+import { describeArity, shapeProblem } from './shape-problem.ts';
 
 /** Rows to draw (records for views, query rows for widgets); without them components draw their empty state. */
 export interface RenderData {

@@ -2,7 +2,7 @@ import { type Graph, normalizeSort, type ViewNode } from '@bvl/metadata';
 import type { ComponentRegistry, ViewTypeEntry } from './component-registry.ts';
 import type { ComponentSchema, ResolvedField } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
-import { resolveFieldOf } from './resolve-field.ts';
+import { resolveFieldOf } from './resolve-field-of.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
