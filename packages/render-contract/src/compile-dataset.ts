@@ -196,10 +196,7 @@ class Planner {
     const measures = this.pick('measures', selection?.measures, [...this.dataset.measures.keys()]);
     const selects: Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> | undefined }> = [];
     for (const name of dims) selects.push({ name, kind: 'dimension', sql: this.dimension(name) });
-    // Every measure is compiled when the dataset is compiled as a whole, so unselected ones are checked too.
-    const toCompile = selection?.measures === undefined ? [...this.dataset.measures.keys()] : measures;
-    for (const name of toCompile) this.measure(name, []);
-    for (const name of measures) selects.push({ name, kind: 'measure', sql: this.measureSql.get(name)?.sql });
+    for (const name of measures) selects.push({ name, kind: 'measure', sql: this.measure(name, [])?.sql });
     this.checkAliases(selects, selection);
 
     const where: RawBuilder<SqlBool>[] = [];

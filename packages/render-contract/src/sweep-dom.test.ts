@@ -20,6 +20,12 @@ describe('sweepDom', () => {
     expect(sweepDom(html).a11yViolations).toBe(3);
   });
 
+  it('runs nothing it sweeps', () => {
+    const g = globalThis as { bvlSwept?: boolean };
+    expect(sweepDom('<script>globalThis.bvlSwept = true</script><img src=x onerror="globalThis.bvlSwept = true" alt="">').errorBoxes).toBe(0);
+    expect(g.bvlSwept).toBeUndefined();
+  });
+
   it('survives malformed HTML and empty input', () => {
     expect(sweepDom('')).toMatchObject({ errorBoxes: 0, components: 0 });
     expect(sweepDom('<div class="bvl-render-error"><table><td>').errorBoxes).toBe(1);

@@ -25,7 +25,13 @@ let shared: Window | undefined;
  * is reused across calls (creating one costs far more than parsing a widget).
  */
 export function sweepDom(html: string): DomSweep {
-  shared ??= new Window();
+  // Swept HTML is data: never run or fetch anything it mentions (JS evaluation, CSS and iframes are off by default).
+  shared ??= new Window({
+    settings: {
+      disableJavaScriptFileLoading: true,
+      navigation: { disableMainFrameNavigation: true, disableChildFrameNavigation: true, disableChildPageNavigation: true },
+    },
+  });
   const document = shared.document;
   const root = document.createElement('div');
   root.innerHTML = html;
