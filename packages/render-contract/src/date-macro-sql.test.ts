@@ -11,7 +11,7 @@ const text = (name: string) => {
 };
 
 describe('date macros', () => {
-  it('reads {name} and ${name} placeholders only when the whole value is one', () => {
+  it('reads {name} and $-prefixed {name} placeholders only when the whole value is one', () => {
     expect(placeholderName('{today}')).toBe('today');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the format's `${…}` placeholder spelling.
     expect(placeholderName('${30_days_ago}')).toBe('30_days_ago');
