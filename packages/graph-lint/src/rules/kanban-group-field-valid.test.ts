@@ -7,7 +7,6 @@ describe(rule.meta.name, () =>
     valid: [
       { name: 'lookup', stack: (s) => (s.views[0].listViews.board.kanban.groupByField = 'category') },
       { name: 'master_detail', stack: (s) => (s.views[0].listViews.board.kanban.groupByField = 'report') },
-      { name: 'a block without groupByField is L2 too (layout_without_binding, with its patch)', stack: (s) => delete s.views[0].listViews.board.kanban.groupByField },
       { name: 'kanban view without a block is L2 (layout_without_binding)', stack: (s) => delete s.views[0].listViews.board.kanban },
       {
         name: 'a block without groupByField is L2 too (layout_without_binding, with its patch)',
