@@ -1,0 +1,80 @@
+import { type ColumnType, sameColumnType } from './column-type.ts';
+import { type ColumnPlan, derivedName, type ForeignKeyPlan, type TablePlan } from './plan-tables.ts';
+
+/** A foreign key bvl created earlier (constraints named `fk_…`). */
+export interface ExistingForeignKey {
+  readonly name: string;
+  readonly column: string;
+  readonly table: string;
+  readonly onDelete: string;
+}
+
+/** A table as the database has it now. A column of a type bvl never creates reads as `other`. */
+export interface ExistingTable {
+  readonly columns: ReadonlyMap<string, ColumnType | 'other'>;
+  readonly foreignKeys: readonly ExistingForeignKey[];
+}
+
+/** A tenant schema as the database has it now. */
+export interface ExistingSchema {
+  readonly tables: ReadonlyMap<string, ExistingTable>;
+  readonly indexes: ReadonlySet<string>;
+}
+
+/** One DDL step; {@link diffSchema} orders them so every step's prerequisites come first. */
+export type SchemaStep =
+  | { readonly kind: 'create_table'; readonly table: string; readonly columns: readonly ColumnPlan[] }
+  | { readonly kind: 'add_column'; readonly table: string; readonly column: ColumnPlan }
+  | { readonly kind: 'alter_column_type'; readonly table: string; readonly column: string; readonly from: ColumnType | 'other'; readonly to: ColumnType }
+  | { readonly kind: 'drop_foreign_key'; readonly table: string; readonly name: string }
+  | { readonly kind: 'add_foreign_key'; readonly table: string; readonly name: string; readonly column: string; readonly references: ForeignKeyPlan; readonly validate: boolean }
+  | { readonly kind: 'create_index'; readonly table: string; readonly name: string; readonly columns: readonly string[] };
+
+/** The constraint name of a lookup column's foreign key. */
+export function foreignKeyName(table: string, column: string): string {
+  return derivedName('fk', table, column);
+}
+
+/**
+ * The steps that take `existing` to `planned`. Additive by design: a column or table the metadata
+ * no longer mentions is kept (publishing never drops data); a changed field type alters the column
+ * in place; foreign keys bvl owns are dropped and re-added when their target or delete rule changes.
+ * New foreign keys on tables that already hold rows are added NOT VALID (old rows are not
+ * re-checked; new writes are). Pure.
+ */
+export function diffSchema(planned: readonly TablePlan[], existing: ExistingSchema): SchemaStep[] {
+  const creates: SchemaStep[] = [];
+  const columns: SchemaStep[] = [];
+  const drops: SchemaStep[] = [];
+  const adds: SchemaStep[] = [];
+  const indexes: SchemaStep[] = [];
+  for (const table of planned) {
+    const have = existing.tables.get(table.name);
+    if (!have) creates.push({ kind: 'create_table', table: table.name, columns: table.columns });
+    else {
+      for (const column of table.columns) {
+        const current = have.columns.get(column.name);
+        if (current === undefined) columns.push({ kind: 'add_column', table: table.name, column });
+        else if (column.origin !== 'id' && (current === 'other' || !sameColumnType(current, column.type))) {
+          columns.push({ kind: 'alter_column_type', table: table.name, column: column.name, from: current, to: column.type });
+        }
+      }
+    }
+    const owned = new Map((have?.foreignKeys ?? []).map((fk) => [fk.name, fk]));
+    const wanted = new Set<string>();
+    for (const column of table.columns) {
+      if (!column.references) continue;
+      const name = foreignKeyName(table.name, column.name);
+      wanted.add(name);
+      const current = owned.get(name);
+      if (current && current.table === column.references.table && current.onDelete === column.references.onDelete && current.column === column.name) continue;
+      if (current) drops.push({ kind: 'drop_foreign_key', table: table.name, name });
+      adds.push({ kind: 'add_foreign_key', table: table.name, name, column: column.name, references: column.references, validate: !have });
+    }
+    for (const fk of owned.values()) if (!wanted.has(fk.name)) drops.push({ kind: 'drop_foreign_key', table: table.name, name: fk.name });
+    for (const index of table.indexes) if (!existing.indexes.has(index.name)) indexes.push({ kind: 'create_index', table: table.name, name: index.name, columns: index.columns });
+  }
+  // Stale foreign keys go before column changes (a lookup turned `multiple` changes type); new ones
+  // go after them, when every target table exists.
+  return [...creates, ...drops, ...columns, ...adds, ...indexes];
+}

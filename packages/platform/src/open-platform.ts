@@ -1,0 +1,99 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { BvlDatabase, PlatformContext } from './database.ts';
+import { migrateToLatest } from './run-migrations.ts';
+
+/** Where the platform's database is. */
+export interface PlatformOptions {
+  /** `postgres://…`: PostgreSQL over `pg`. Takes precedence over `dataDir`. */
+  readonly databaseUrl?: string | undefined;
+  /** Embedded PGlite: a data folder, or `'memory'` (tests). Default `.bvl/data` under the process cwd. */
+  readonly dataDir?: string | 'memory' | undefined;
+  /** A PGlite data-dir dump to start from (tests start from one migrated dump). */
+  readonly loadDataDir?: Blob | undefined;
+  /** The clock (default: the system clock). */
+  readonly now?: (() => Date) | undefined;
+  /** Pool size for PostgreSQL; probes run at most this many queries at once. */
+  readonly maxConnections?: number | undefined;
+}
+
+/** An open platform: the context every platform function takes, plus `close`. */
+export interface Platform extends PlatformContext {
+  /** The location, for messages: the URL without credentials, or the PGlite data folder. */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+const LITE = Symbol('pglite');
+
+/** Default connection pool size on PostgreSQL. */
+export const DEFAULT_MAX_CONNECTIONS = 8;
+
+/** The options `bvl` derives from its environment: DATABASE_URL, else PGlite under `<cwd>/.bvl/data`. */
+export function platformOptionsFromEnv(env: Readonly<Record<string, string | undefined>>, cwd: string): PlatformOptions {
+  const url = env.DATABASE_URL?.trim();
+  return url ? { databaseUrl: url } : { dataDir: join(cwd, '.bvl', 'data') };
+}
+
+/**
+ * The composition root of the platform: opens PostgreSQL (when `databaseUrl` is given) or embedded
+ * PGlite, runs the `bvl` migrations, and returns the context. The same kysely code runs above
+ * either dialect. Throws when the database cannot be reached or migrated.
+ */
+export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const now = options.now ?? (() => new Date());
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, connectionTimeoutMillis: 10_000 });
+    // An idle client's network error must not crash the process; the next query reports it.
+    pool.on('error', () => {});
+    const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool }) });
+    const location = redact(options.databaseUrl);
+    try {
+      await migrateToLatest(db);
+    } catch (e) {
+      await db.destroy().catch(() => {});
+      throw new Error(`cannot open PostgreSQL at ${location}: ${(e as Error).message}`, { cause: e });
+    }
+    return { db, now, engine: 'postgres', location, close: () => db.destroy() };
+  }
+  const dir = options.dataDir ?? join(process.cwd(), '.bvl', 'data');
+  if (dir !== 'memory') await mkdir(dir, { recursive: true });
+  let lite: PGlite;
+  try {
+    lite = await PGlite.create(dir === 'memory' ? undefined : dir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
+  } catch (e) {
+    throw new Error(`cannot open PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
+  }
+  const db = new Kysely<BvlDatabase>({ dialect: new PGliteDialect(lite) });
+  try {
+    await migrateToLatest(db);
+  } catch (e) {
+    await db.destroy().catch(() => {});
+    throw new Error(`cannot migrate PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
+  }
+  const platform: Platform = { db, now, engine: 'pglite', location: dir === 'memory' ? 'PGlite (in memory)' : `PGlite at ${dir}`, close: () => db.destroy() };
+  Object.defineProperty(platform, LITE, { value: lite });
+  return platform;
+}
+
+/** Dumps a PGlite-backed platform's data dir (tests migrate once and start every file from the dump). */
+export async function dumpPglite(platform: Platform): Promise<Blob> {
+  if (platform.engine !== 'pglite') throw new Error('dumpPglite needs a PGlite platform');
+  const lite = (platform as Platform & { [LITE]?: PGlite })[LITE];
+  if (!lite) throw new Error('this platform was not opened by openPlatform');
+  return lite.dumpDataDir('none');
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the DATABASE_URL (not a valid URL)';
+  }
+}

@@ -1,0 +1,111 @@
+import type { ArtifactSet, RawArtifact } from '@bvl/metadata';
+import type { PlatformContext } from './database.ts';
+import { checkScope, type PackageScope } from './scope.ts';
+import { contentHash, fromStoredArtifact, toStoredArtifact } from './stored-artifact.ts';
+import { ensureTenant } from './run-tenant.ts';
+
+/** Rows written per INSERT when staging (keeps each statement well under the parameter limit). */
+export const STAGE_BATCH = 200;
+
+/** A staged draft as listed. */
+export interface DraftSummary {
+  readonly type: string;
+  readonly name: string;
+  readonly contentHash: string;
+  readonly updatedAt: Date;
+}
+
+/** The overlay's two halves, ready for `buildGraph(published, drafts)`. */
+export interface Overlay {
+  readonly published: ArtifactSet;
+  readonly drafts: ArtifactSet;
+}
+
+/**
+ * Stages artifacts as drafts of the package: one draft row per type+name, replacing an earlier
+ * draft of the same slot (the last of duplicates in the input wins). Accepts an ArtifactSet from
+ * collectStack/readSource (its load problems are not stageable and are ignored: the gate reports
+ * them) or a list of RawArtifacts. Returns how many drafts were written.
+ */
+export async function stageDrafts(ctx: PlatformContext, scope: PackageScope, input: ArtifactSet | readonly RawArtifact[]): Promise<{ staged: number }> {
+  await ensureTenant(ctx, scope);
+  const artifacts = 'artifacts' in input ? input.artifacts : input;
+  const slots = new Map<string, RawArtifact>();
+  for (const a of artifacts) slots.set(`${a.type}\u0000${a.name}`, a);
+  const at = ctx.now().toISOString();
+  const rows = [...slots.values()].map((a) => {
+    const stored = toStoredArtifact(a);
+    return {
+      tenant_id: scope.tenant,
+      package: scope.package,
+      type: stored.type,
+      name: stored.name,
+      state: 'draft' as const,
+      body: JSON.stringify(stored.body),
+      source: JSON.stringify(stored.source),
+      content_hash: contentHash(stored.body),
+      version: 0,
+      updated_at: at,
+    };
+  });
+  for (let i = 0; i < rows.length; i += STAGE_BATCH) {
+    await ctx.db
+      .insertInto('bvl.metadata_items')
+      .values(rows.slice(i, i + STAGE_BATCH))
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'package', 'type', 'name', 'state']).doUpdateSet((eb) => ({
+          body: eb.ref('excluded.body'),
+          source: eb.ref('excluded.source'),
+          content_hash: eb.ref('excluded.content_hash'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+  }
+  return { staged: rows.length };
+}
+
+/** The package's drafts, sorted by type and name. */
+export async function listDrafts(ctx: PlatformContext, scope: PackageScope): Promise<DraftSummary[]> {
+  checkScope(scope);
+  const rows = await ctx.db
+    .selectFrom('bvl.metadata_items')
+    .select(['type', 'name', 'content_hash', 'updated_at'])
+    .where('tenant_id', '=', scope.tenant)
+    .where('package', '=', scope.package)
+    .where('state', '=', 'draft')
+    .orderBy('type')
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => ({ type: r.type, name: r.name, contentHash: r.content_hash, updatedAt: new Date(r.updated_at) }));
+}
+
+/** Discards the package's drafts (all, or only the listed slots); returns how many were removed. */
+export async function discardDrafts(ctx: PlatformContext, scope: PackageScope, only?: ReadonlyArray<{ type: string; name: string }>): Promise<number> {
+  checkScope(scope);
+  if (only && only.length === 0) return 0;
+  let q = ctx.db.deleteFrom('bvl.metadata_items').where('tenant_id', '=', scope.tenant).where('package', '=', scope.package).where('state', '=', 'draft');
+  if (only) q = q.where((eb) => eb.or(only.map((s) => eb.and([eb('type', '=', s.type), eb('name', '=', s.name)]))));
+  const result = await q.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * The overlay as two ArtifactSets: `published` is every active item of the tenant (all packages),
+ * `drafts` the drafts of `scope.package` (or of every package when it is omitted). Feed them to
+ * `buildGraph(published, drafts)` so L1/L2 see what a publish would produce.
+ */
+export async function readOverlay(ctx: PlatformContext, scope: { readonly tenant: string; readonly package?: string | undefined }): Promise<Overlay> {
+  checkScope(scope);
+  let q = ctx.db.selectFrom('bvl.metadata_items').select(['type', 'name', 'body', 'source', 'state', 'package']).where('tenant_id', '=', scope.tenant);
+  const pkg = scope.package;
+  if (pkg !== undefined) q = q.where((eb) => eb.or([eb('state', '=', 'active'), eb('package', '=', pkg)]));
+  const rows = await q.orderBy('type').orderBy('name').orderBy('package').execute();
+  const published: RawArtifact[] = [];
+  const drafts: RawArtifact[] = [];
+  for (const row of rows) {
+    const a = fromStoredArtifact(row, row.state === 'draft');
+    if (a) (row.state === 'draft' ? drafts : published).push(a);
+  }
+  return { published: { artifacts: published, problems: [] }, drafts: { artifacts: drafts, problems: [] } };
+}

@@ -1,0 +1,182 @@
+import { type BuildIssue, makeIssue } from '@bvl/build-issue';
+import { type Graph, type RawArtifact, buildGraph } from '@bvl/metadata';
+import { type Kysely, sql } from 'kysely';
+import type { BvlDatabase, PlatformContext } from './database.ts';
+import { describeDbError } from './describe-db-error.ts';
+import { diffSchema } from './diff-schema.ts';
+import { planTables } from './plan-tables.ts';
+import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
+import { type SeedApplied, applySeeds } from './run-seeds.ts';
+import { ensureTenant } from './run-tenant.ts';
+import type { PackageScope } from './scope.ts';
+import { fromStoredArtifact } from './stored-artifact.ts';
+
+/** Options of {@link publishPackage}. */
+export interface PublishOptions {
+  /** Seeds whose `env` list lacks this are not applied (default `dev`). */
+  readonly env?: string;
+  /** Called after each DDL step inside the transaction; tests throw here to prove a crash rolls back. */
+  readonly afterDdlStep?: AfterStep;
+}
+
+/** A promoted item and its new version. */
+export interface PublishedItem {
+  readonly type: string;
+  readonly name: string;
+  readonly version: number;
+}
+
+/**
+ * What a publish did. `published`: metadata promoted and tables created/altered in one transaction,
+ * then seeds applied (reported honestly in `seedApplied`, never failing the publish). `refused`:
+ * pre-flight issues, nothing changed. `nothing_to_publish`: no drafts. `failed`: the transaction
+ * rolled back (the previous published state is intact); `error` says why.
+ */
+export type PublishResult =
+  | { readonly outcome: 'published'; readonly schema: string; readonly published: PublishedItem[]; readonly ddlSteps: number; readonly graph: Graph; readonly seedApplied: SeedApplied; readonly issues: BuildIssue[] }
+  | { readonly outcome: 'refused'; readonly schema: string; readonly issues: BuildIssue[] }
+  | { readonly outcome: 'nothing_to_publish'; readonly schema: string }
+  | { readonly outcome: 'failed'; readonly schema: string; readonly error: string; readonly cause: unknown };
+
+interface ItemRow {
+  type: string;
+  name: string;
+  package: string;
+  body: unknown;
+  source: unknown;
+}
+
+type Promotion = { kind: 'nothing' } | { kind: 'refused'; issues: BuildIssue[] } | { kind: 'done'; published: PublishedItem[]; steps: number; graph: Graph; seeds: Set<string>; issues: BuildIssue[] };
+
+class Refusal extends Error {
+  constructor(readonly issues: BuildIssue[]) {
+    super('refused');
+  }
+}
+
+/**
+ * Publishes every draft of the package. ONE transaction holds the metadata and the DDL: it takes
+ * an advisory lock on tenant+package (concurrent publishes of a package run one after the other;
+ * the second finds nothing left to publish), builds the overlay graph (the tenant's active items ⊕
+ * the package's drafts), refuses on schema errors, unusable names or an artifact another package
+ * owns, promotes the drafts, creates/alters one table per object, and logs the publish. A crash
+ * anywhere in it rolls everything back. Seeds run after the commit (see applySeeds: atomic per
+ * record), and their report is added to the log.
+ */
+export async function publishPackage(ctx: PlatformContext, scope: PackageScope, options: PublishOptions = {}): Promise<PublishResult> {
+  const schema = await ensureTenant(ctx, scope);
+  let promotion: Promotion;
+  let logId: number | undefined;
+  try {
+    promotion = await ctx.db.transaction().execute(async (trx) => {
+      const p = await promote(trx, ctx.now(), scope, schema, options);
+      if (p.kind === 'done') {
+        const log = await trx
+          .insertInto('bvl.publish_log')
+          .values({ tenant_id: scope.tenant, package: scope.package, outcome: 'published', published: JSON.stringify(p.published), published_at: ctx.now().toISOString() })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        logId = Number(log.id);
+      }
+      return p;
+    });
+  } catch (e) {
+    if (e instanceof Refusal) return { outcome: 'refused', schema, issues: e.issues };
+    return { outcome: 'failed', schema, error: `publish rolled back, the previous published state is unchanged: ${describeDbError(e)}`, cause: e };
+  }
+  if (promotion.kind === 'nothing') return { outcome: 'nothing_to_publish', schema };
+  if (promotion.kind === 'refused') return { outcome: 'refused', schema, issues: promotion.issues };
+  const graph = promotion.graph;
+  const seeds = [...graph.seeds.values()].filter((s) => promotion.seeds.has(s.name));
+  const seedApplied = await applySeeds(ctx, { schema, graph, seeds, now: ctx.now(), ...(options.env ? { env: options.env } : {}) });
+  if (logId !== undefined) await ctx.db.updateTable('bvl.publish_log').set({ seed_applied: JSON.stringify(seedApplied) }).where('id', '=', logId).execute();
+  return { outcome: 'published', schema, published: promotion.published, ddlSteps: promotion.steps, graph, seedApplied, issues: promotion.issues };
+}
+
+async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope, schema: string, options: PublishOptions): Promise<Promotion> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`bvl.publish:${scope.tenant}/${scope.package}`}, 0))`.execute(trx);
+  const rows = await trx
+    .selectFrom('bvl.metadata_items')
+    .select(['type', 'name', 'package', 'body', 'source', 'state'])
+    .where('tenant_id', '=', scope.tenant)
+    .where((eb) => eb.or([eb('state', '=', 'active'), eb.and([eb('state', '=', 'draft'), eb('package', '=', scope.package)])]))
+    .orderBy('type')
+    .orderBy('name')
+    .orderBy('package')
+    .execute();
+  const drafts: ItemRow[] = rows.filter((r) => r.state === 'draft');
+  if (drafts.length === 0) return { kind: 'nothing' };
+  const active: ItemRow[] = rows.filter((r) => r.state === 'active');
+
+  const issues: BuildIssue[] = [];
+  const draftSlots = new Set(drafts.map((d) => `${d.type}\u0000${d.name}`));
+  for (const a of active) {
+    if (a.package === scope.package || !draftSlots.has(`${a.type}\u0000${a.name}`)) continue;
+    issues.push(
+      makeIssue({
+        code: 'duplicate_artifact',
+        artifact: { type: a.type, name: a.name },
+        message: `${a.type} "${a.name}" is already published by package "${a.package}" of this tenant; package "${scope.package}" cannot publish a second one.`,
+        fix: `Rename the ${a.type} in package "${scope.package}", or change it through package "${a.package}".`,
+        draft: true,
+      }),
+    );
+  }
+  const toSet = (list: ItemRow[], draft: boolean) => ({ artifacts: list.flatMap((r) => fromStoredArtifact(r, draft) ?? []) as RawArtifact[], problems: [] });
+  // Another package's artifact of the same slot stays out of the overlay: the refusal above names it.
+  const published = toSet(
+    active.filter((a) => a.package === scope.package || !draftSlots.has(`${a.type}\u0000${a.name}`)),
+    false,
+  );
+  const built = buildGraph(published, toSet(drafts, true));
+  issues.push(...built.issues.filter((i) => i.draft && i.severity === 'error'));
+  const plan = planTables(built.graph);
+  issues.push(...plan.issues);
+  if (issues.length > 0) throw new Refusal(issues);
+
+  const at = now.toISOString();
+  const promoted = await trx
+    .insertInto('bvl.metadata_items')
+    .columns(['tenant_id', 'package', 'type', 'name', 'state', 'body', 'source', 'content_hash', 'version', 'updated_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('bvl.metadata_items as d')
+        .select([
+          'd.tenant_id',
+          'd.package',
+          'd.type',
+          'd.name',
+          sql<'active'>`'active'`.as('state'),
+          'd.body',
+          'd.source',
+          'd.content_hash',
+          sql<number>`1`.as('version'),
+          sql<string>`${at}::timestamptz`.as('updated_at'),
+        ])
+        .where('d.tenant_id', '=', scope.tenant)
+        .where('d.package', '=', scope.package)
+        .where('d.state', '=', 'draft'),
+    )
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'package', 'type', 'name', 'state']).doUpdateSet((eb) => ({
+        body: eb.ref('excluded.body'),
+        source: eb.ref('excluded.source'),
+        // A republished identical body keeps its version.
+        version: sql<number>`bvl.metadata_items.version + case when bvl.metadata_items.content_hash = excluded.content_hash then 0 else 1 end`,
+        content_hash: eb.ref('excluded.content_hash'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .returning(['type', 'name', 'version'])
+    .execute();
+  await trx.deleteFrom('bvl.metadata_items').where('tenant_id', '=', scope.tenant).where('package', '=', scope.package).where('state', '=', 'draft').execute();
+
+  await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
+  const steps = diffSchema(plan.tables, await readExistingSchema(trx, schema));
+  await applySchemaSteps(trx, schema, steps, options.afterDdlStep);
+
+  const seeds = new Set([...active, ...drafts].filter((r) => r.package === scope.package && r.type === 'seed').map((r) => r.name));
+  const warnings = built.issues.filter((i) => i.draft && i.severity !== 'error');
+  const items = promoted.map((p) => ({ type: p.type, name: p.name, version: p.version })).sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
+  return { kind: 'done', published: items, steps: steps.length, graph: built.graph, seeds, issues: warnings };
+}

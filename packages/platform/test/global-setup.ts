@@ -1,0 +1,28 @@
+// Builds one migrated PGlite once per run and dumps it; every test file starts its own database
+// from the dump (~0.5 s instead of a ~3 s cold start). Not needed when DATABASE_URL is set.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { dumpPglite, openPlatform } from '../src/index.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgliteDump: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (process.env.DATABASE_URL) {
+    project.provide('pgliteDump', '');
+    return async () => {};
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'bvl-pglite-'));
+  const platform = await openPlatform({ dataDir: 'memory' });
+  const dump = await dumpPglite(platform);
+  await platform.close();
+  const file = join(dir, 'migrated.tar');
+  await writeFile(file, Buffer.from(await dump.arrayBuffer()));
+  project.provide('pgliteDump', file);
+  return () => rm(dir, { recursive: true, force: true });
+}

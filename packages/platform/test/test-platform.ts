@@ -1,0 +1,37 @@
+// Test support: a platform on PGlite (from the migrated dump) or on PostgreSQL when DATABASE_URL is
+// set, and a fresh tenant per test so parallel runs never share tables.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { inject } from 'vitest';
+import { dropTenant, openPlatform, type Platform } from '../src/index.ts';
+
+/** Which engine the suite runs on. */
+export const ENGINE = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+
+/** Opens the platform under test; `now` fixes the clock. */
+export async function openTestPlatform(now?: () => Date): Promise<Platform> {
+  const url = process.env.DATABASE_URL;
+  if (url) return openPlatform({ databaseUrl: url, now });
+  const dump = inject('pgliteDump');
+  return openPlatform({ dataDir: 'memory', loadDataDir: new Blob([await readFile(dump)]), now });
+}
+
+/** A tenant id no other run uses. */
+export function uniqueTenant(label = 't'): string {
+  return `${label}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+/** Tracks the tenants a file creates and drops them at the end. */
+export function tenants(platform: () => Platform) {
+  const made: string[] = [];
+  return {
+    next(label?: string): string {
+      const t = uniqueTenant(label);
+      made.push(t);
+      return t;
+    },
+    async dropAll(): Promise<void> {
+      for (const t of made.splice(0)) await dropTenant(platform(), t);
+    },
+  };
+}
