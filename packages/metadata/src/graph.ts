@@ -450,10 +450,15 @@ export function assertNever(x: never): never {
 export function resolveField(object: ObjectNode, name: string): FieldNode | undefined {
   const declared = object.fields.get(name);
   if (declared) return declared;
-  if (!Object.hasOwn(SYSTEM_FIELDS, name)) return undefined;
+  const system = SYSTEM_FIELD_NODES.get(name);
+  if (!system) return undefined;
   if (name === 'owner_id' && object.def.ownership && OWNERLESS_OWNERSHIP.has(object.def.ownership)) return undefined;
-  return { name, def: SYSTEM_FIELDS[name]!, system: true, invalid: false };
+  return system;
 }
+
+const SYSTEM_FIELD_NODES: ReadonlyMap<string, FieldNode> = new Map(
+  Object.entries(SYSTEM_FIELDS).map(([name, def]) => [name, { name, def, system: true, invalid: false }]),
+);
 
 /** Declared field names of an object (the candidates worth suggesting). */
 export function declaredFieldNames(object: ObjectNode): string[] {

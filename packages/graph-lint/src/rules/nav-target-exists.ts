@@ -41,8 +41,8 @@ function* checkItem(graph: Graph, app: string, item: NavItemDef, at: string): Ge
   const label = `Navigation item ${q(item.id ?? at)} of app ${q(app)}`;
   const target = item[key];
   const artifact = { type: 'app', name: app };
-  const names = namesOf(graph, kind);
   if (typeof target !== 'string' || target === '') {
+    const names = namesOf(graph, kind);
     yield {
       code: 'dangling_nav_target',
       artifact,
@@ -61,6 +61,7 @@ function* checkItem(graph: Graph, app: string, item: NavItemDef, at: string): Ge
           ? graph.reports.has(target)
           : graph.pages.has(target);
   if (!exists) {
+    const names = namesOf(graph, kind);
     const path = childPointer(at, key);
     const s = suggest(target, names, path);
     yield {

@@ -1,8 +1,25 @@
-import { optionValues, pointer, resolveField } from '@bvl/metadata';
+import { type FieldDef, optionValues, pointer, resolveField } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q } from '../describe-names.ts';
 
 const CHOICE_TYPES = new Set(['select', 'multiselect', 'radio', 'checkboxes']);
+
+const optionCache = new WeakMap<FieldDef, { allowed: Set<string>; labels: Map<string, string> } | null>();
+
+/** A field's option values and label → value map, computed once per field definition. */
+function optionsOf(def: FieldDef): { allowed: Set<string>; labels: Map<string, string> } | null {
+  let hit = optionCache.get(def);
+  if (hit !== undefined) return hit;
+  const values = optionValues(def);
+  if (!values || values.length === 0) hit = null;
+  else {
+    const labels = new Map<string, string>();
+    for (const o of def.options ?? []) if (typeof o === 'object' && o.label) labels.set(o.label.toLowerCase(), String(o.value));
+    hit = { allowed: new Set(values), labels };
+  }
+  optionCache.set(def, hit);
+  return hit;
+}
 
 /** A seed value for a select-like field that is not one of its option values: the server rejects the row. */
 export default defineRule({
@@ -16,19 +33,18 @@ export default defineRule({
         for (const [key, value] of Object.entries(rec)) {
           const field = resolveField(obj, key);
           if (!field || field.invalid || !CHOICE_TYPES.has(field.def.type)) continue;
-          const allowed = optionValues(field.def);
-          if (!allowed || allowed.length === 0) continue;
-          const labels = new Map<string, string>();
-          for (const o of field.def.options ?? []) if (typeof o === 'object' && o.label) labels.set(o.label.toLowerCase(), String(o.value));
+          const opts = optionsOf(field.def);
+          if (!opts) continue;
+          const { allowed, labels } = opts;
           const values = Array.isArray(value)
             ? value.map((v, j) => [v, pointer('records', i, key, j)] as const)
             : [[value, pointer('records', i, key)] as const];
           for (const [v, path] of values) {
             if (v === null || v === undefined || (typeof v === 'object' && 'dialect' in v)) continue;
             const s = String(v);
-            if (allowed.includes(s)) continue;
+            if (allowed.has(s)) continue;
             const fixValue =
-              labels.get(s.toLowerCase()) ?? allowed.find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
+              labels.get(s.toLowerCase()) ?? [...allowed].find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
             yield {
               code: 'seed_value_not_in_options',
               artifact: { type: 'seed', name: seed.name },
