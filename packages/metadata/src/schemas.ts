@@ -74,7 +74,8 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 /** A select option: `{label, value}` or a bare value. */
-export const SelectOptionSchema = z.union([Scalar, z.looseObject({ label: z.string().optional(), value: Scalar })]);
+// Object first: it is the common shape, and a failed union branch costs an issue allocation.
+export const SelectOptionSchema = z.union([z.looseObject({ label: z.string().optional(), value: Scalar }), z.string(), z.number(), z.boolean()]);
 
 export const FieldSchema = z.looseObject({
   type: z.enum(FIELD_TYPES),
