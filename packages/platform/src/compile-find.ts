@@ -1,5 +1,5 @@
-import { type FieldNode, type ObjectNode, normalizeSort, resolveField } from '@bvl/metadata';
-import { type ColumnRef, type FilterContext, PG_COMPILER, compileFilter } from '@bvl/render-contract';
+import { type FieldNode, normalizeSort, type ObjectNode, resolveField } from '@bvl/metadata';
+import { type ColumnRef, compileFilter, type FilterContext, PG_COMPILER } from '@bvl/render-contract';
 import { type CompiledQuery, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { columnTypeOf } from './column-type.ts';
 import { identifierProblem, showName } from './identifier.ts';
@@ -90,10 +90,15 @@ export function compileFind(schema: string, objectName: string, object: ObjectNo
     if (r) return r;
   }
   const limit = query.limit ?? DEFAULT_FIND_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_FIND_LIMIT) return { ok: false, error: `limit ${String(limit)} is not a whole number from 0 to ${MAX_FIND_LIMIT}` };
+  if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_FIND_LIMIT)
+    return { ok: false, error: `limit ${String(limit)} is not a whole number from 0 to ${MAX_FIND_LIMIT}` };
 
   const errors: string[] = [];
-  const fieldOf = (name: string): FieldNode => (object ? resolveField(object, name) : undefined) ?? unknownField(name);
+  const fieldOf = (name: string): FieldNode => {
+    const field = (object ? resolveField(object, name) : undefined) ?? unknownField(name);
+    // multiselect/checkboxes/tags are arrays without `multiple: true`; compileFilter keys array semantics on it.
+    return columnTypeOf(field.def).array && !field.def.multiple ? { ...field, def: { ...field.def, multiple: true } } : field;
+  };
   const ctx: FilterContext = {
     column: (path, at): ColumnRef | undefined => {
       const problem = identifierProblem(path);
@@ -118,7 +123,9 @@ export function compileFind(schema: string, objectName: string, object: ObjectNo
       }
       const toCondition = Object.hasOwn(VIEW_FILTER_OPERATORS, op) ? VIEW_FILTER_OPERATORS[op] : undefined;
       if (!toCondition) {
-        errors.push(`filter row ${i} uses operator "${row.operator}", which is not a view filter operator (${Object.keys(VIEW_FILTER_OPERATORS).join(', ')}, is_empty, is_not_empty)`);
+        errors.push(
+          `filter row ${i} uses operator "${row.operator}", which is not a view filter operator (${Object.keys(VIEW_FILTER_OPERATORS).join(', ')}, is_empty, is_not_empty)`,
+        );
         return;
       }
       const c = compileFilter({ [row.field]: toCondition(row.value) }, ctx, [i]);

@@ -8,7 +8,11 @@ export const MAX_DB_MESSAGE = 300;
  */
 export function describeDbError(e: unknown): string {
   const raw = e instanceof Error ? e.message : typeof e === 'string' ? e : String(e);
-  const line = raw.split('\n')[0]!.replace(/^error:\s*/i, '').trim() || 'unknown database error';
+  const line =
+    raw
+      .split('\n')[0]!
+      .replace(/^error:\s*/i, '')
+      .trim() || 'unknown database error';
   return line.length > MAX_DB_MESSAGE ? `${line.slice(0, MAX_DB_MESSAGE - 1)}…` : line;
 }
 

@@ -27,7 +27,14 @@ export type SchemaStep =
   | { readonly kind: 'add_column'; readonly table: string; readonly column: ColumnPlan }
   | { readonly kind: 'alter_column_type'; readonly table: string; readonly column: string; readonly from: ColumnType | 'other'; readonly to: ColumnType }
   | { readonly kind: 'drop_foreign_key'; readonly table: string; readonly name: string }
-  | { readonly kind: 'add_foreign_key'; readonly table: string; readonly name: string; readonly column: string; readonly references: ForeignKeyPlan; readonly validate: boolean }
+  | {
+      readonly kind: 'add_foreign_key';
+      readonly table: string;
+      readonly name: string;
+      readonly column: string;
+      readonly references: ForeignKeyPlan;
+      readonly validate: boolean;
+    }
   | { readonly kind: 'create_index'; readonly table: string; readonly name: string; readonly columns: readonly string[] };
 
 /** The constraint name of a lookup column's foreign key. */
@@ -72,7 +79,8 @@ export function diffSchema(planned: readonly TablePlan[], existing: ExistingSche
       adds.push({ kind: 'add_foreign_key', table: table.name, name, column: column.name, references: column.references, validate: !have });
     }
     for (const fk of owned.values()) if (!wanted.has(fk.name)) drops.push({ kind: 'drop_foreign_key', table: table.name, name: fk.name });
-    for (const index of table.indexes) if (!existing.indexes.has(index.name)) indexes.push({ kind: 'create_index', table: table.name, name: index.name, columns: index.columns });
+    for (const index of table.indexes)
+      if (!existing.indexes.has(index.name)) indexes.push({ kind: 'create_index', table: table.name, name: index.name, columns: index.columns });
   }
   // Stale foreign keys go before column changes (a lookup turned `multiple` changes type); new ones
   // go after them, when every target table exists.

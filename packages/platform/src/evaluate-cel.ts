@@ -16,7 +16,12 @@ type Token = { t: 'num'; v: number } | { t: 'str'; v: string } | { t: 'id'; v: s
 
 /** Whether `value` is a CEL envelope `{dialect: 'cel', source}` as `cel\`…\`` serializes. */
 export function isCelEnvelope(value: unknown): value is { dialect: 'cel'; source: string } {
-  return typeof value === 'object' && value !== null && (value as { dialect?: unknown }).dialect === 'cel' && typeof (value as { source?: unknown }).source === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { dialect?: unknown }).dialect === 'cel' &&
+    typeof (value as { source?: unknown }).source === 'string'
+  );
 }
 
 /**
@@ -51,7 +56,7 @@ function tokenize(src: string): Token[] | string {
   while (i < src.length) {
     const c = src[i]!;
     if (/\s/.test(c)) i++;
-    else if (/[0-9.]/.test(c)) {
+    else if (/[0-9]/.test(c)) {
       const m = /^\d+(\.\d+)?/.exec(src.slice(i));
       if (!m) return `bad number at ${i} in CEL "${src}"`;
       out.push({ t: 'num', v: Number(m[0]) });

@@ -1,23 +1,61 @@
-export { BASE_TYPES, FIELD_COLUMN_TYPES, columnTypeOf, sameColumnType, sqlTypeName, typeSql, type BaseType, type ColumnType } from './column-type.ts';
-export { DEFAULT_FIND_LIMIT, MAX_FILTER_ROWS, MAX_FIND_LIMIT, VIEW_FILTER_OPERATORS, compileFind, type CompiledFind, type FindQuery, type ViewFilterRow } from './compile-find.ts';
+export { BASE_TYPES, type BaseType, type ColumnType, columnTypeOf, FIELD_COLUMN_TYPES, sameColumnType, sqlTypeName, typeSql } from './column-type.ts';
+export {
+  type CompiledFind,
+  compileFind,
+  DEFAULT_FIND_LIMIT,
+  type FindQuery,
+  MAX_FILTER_ROWS,
+  MAX_FIND_LIMIT,
+  VIEW_FILTER_OPERATORS,
+  type ViewFilterRow,
+} from './compile-find.ts';
 export type { BvlDatabase, DynamicDatabase, EngineKind, ItemState, PlatformContext } from './database.ts';
-export { MAX_DB_MESSAGE, describeDbError, sqlState } from './describe-db-error.ts';
-export { diffSchema, foreignKeyName, type ExistingForeignKey, type ExistingSchema, type ExistingTable, type SchemaStep } from './diff-schema.ts';
-export { MAX_CEL_DEPTH, MAX_CEL_SOURCE, evaluateCel, isCelEnvelope, type CelResult, type CelValue } from './evaluate-cel.ts';
-export { MAX_IDENTIFIER_LENGTH, MAX_TENANT_LENGTH, identifierProblem, isIdentifier, packageProblem, showName, tenantProblem, tenantSchema } from './identifier.ts';
+export { describeDbError, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
+export { diffSchema, type ExistingForeignKey, type ExistingSchema, type ExistingTable, foreignKeyName, type SchemaStep } from './diff-schema.ts';
+export { type CelResult, type CelValue, evaluateCel, isCelEnvelope, MAX_CEL_DEPTH, MAX_CEL_SOURCE } from './evaluate-cel.ts';
+export {
+  identifierProblem,
+  isIdentifier,
+  MAX_IDENTIFIER_LENGTH,
+  MAX_TENANT_LENGTH,
+  packageProblem,
+  showName,
+  tenantProblem,
+  tenantSchema,
+} from './identifier.ts';
 export { naturalKeyOf } from './natural-key.ts';
-export { DEFAULT_MAX_CONNECTIONS, dumpPglite, openPlatform, platformOptionsFromEnv, type Platform, type PlatformOptions } from './open-platform.ts';
+export { DEFAULT_MAX_CONNECTIONS, dumpPglite, openPlatform, type Platform, type PlatformOptions, platformOptionsFromEnv } from './open-platform.ts';
 export { orderSeeds } from './order-seeds.ts';
-export { MAX_LITERAL_DEFAULT, derivedName, planTables, type ColumnDefault, type ColumnPlan, type ForeignKeyPlan, type IndexPlan, type OnDelete, type TablePlan, type TablesPlan } from './plan-tables.ts';
-export { createDataEngine, planDatasetQuery, planFind, runCompiled, type DataEngine, type DataEngineScope, type ReadResult } from './run-data-engine.ts';
-export { applySchemaSteps, readExistingSchema, type AfterStep } from './run-ddl.ts';
-export { STAGE_BATCH, discardDrafts, listDrafts, readOverlay, stageDrafts, type DraftSummary, type Overlay } from './run-drafts.ts';
+export {
+  type ColumnDefault,
+  type ColumnPlan,
+  derivedName,
+  type ForeignKeyPlan,
+  type IndexPlan,
+  MAX_LITERAL_DEFAULT,
+  type OnDelete,
+  planTables,
+  type TablePlan,
+  type TablesPlan,
+} from './plan-tables.ts';
+export { createDataEngine, type DataEngine, type DataEngineScope, planDatasetQuery, planFind, type ReadResult, runCompiled } from './run-data-engine.ts';
+export { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
+export { type DraftSummary, discardDrafts, listDrafts, type Overlay, readOverlay, STAGE_BATCH, stageDrafts } from './run-drafts.ts';
 export { MIGRATIONS, migrateToLatest } from './run-migrations.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
-export { publishPackage, type PublishOptions, type PublishResult, type PublishedItem } from './run-publish.ts';
+export { type PublishedItem, type PublishOptions, type PublishResult, publishPackage } from './run-publish.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, runReadOnly } from './run-read-only.ts';
-export { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK, applySeeds, type ApplySeedsOptions, type SeedApplied, type SeedError, type SeedOutcome } from './run-seeds.ts';
+export {
+  type ApplySeedsOptions,
+  applySeeds,
+  MAX_SEED_ERRORS,
+  MAX_SEED_RECORDS,
+  SEED_CHUNK,
+  type SeedApplied,
+  type SeedError,
+  type SeedOutcome,
+} from './run-seeds.ts';
 export { dropTenant, ensureTenant } from './run-tenant.ts';
-export { ScopeError, checkScope, type PackageScope } from './scope.ts';
-export { contentHash, fromStoredArtifact, stableJson, toStoredArtifact, type StoredArtifact } from './stored-artifact.ts';
-export { toColumnValue, type ColumnValue } from './to-column-value.ts';
+export { checkScope, type PackageScope, ScopeError } from './scope.ts';
+export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
+export { type ColumnValue, toColumnValue } from './to-column-value.ts';

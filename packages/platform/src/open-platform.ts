@@ -47,7 +47,14 @@ export function platformOptionsFromEnv(env: Readonly<Record<string, string | und
 export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const now = options.now ?? (() => new Date());
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, connectionTimeoutMillis: 10_000 });
+    // Sessions run in UTC: seed CEL (`today()`, `daysAgo(n)`) is computed in UTC, and `{today}` in
+    // filters is the database's current_date, so both must mean the same day.
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      connectionTimeoutMillis: 10_000,
+      options: '-c TimeZone=UTC',
+    });
     // An idle client's network error must not crash the process; the next query reports it.
     pool.on('error', () => {});
     const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool }) });
@@ -70,6 +77,8 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   }
   const db = new Kysely<BvlDatabase>({ dialect: new PGliteDialect(lite) });
   try {
+    // One session for the whole instance: UTC, for the same reason as on PostgreSQL.
+    await lite.exec(`set timezone to 'UTC'`);
     await migrateToLatest(db);
   } catch (e) {
     await db.destroy().catch(() => {});

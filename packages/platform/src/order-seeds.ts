@@ -1,4 +1,4 @@
-import { type Graph, RELATION_TYPES, type SeedNode, referenceOf } from '@bvl/metadata';
+import { type Graph, RELATION_TYPES, referenceOf, type SeedNode } from '@bvl/metadata';
 
 /**
  * Orders seeds so a seed runs after the seeds of the objects its records point at (ObjectStack's

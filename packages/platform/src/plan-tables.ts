@@ -1,6 +1,6 @@
-import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import { type FieldDef, type Graph, type ObjectNode, RELATION_TYPES, SYSTEM_FIELDS, pointer, referenceOf } from '@bvl/metadata';
 import { createHash } from 'node:crypto';
+import { type BuildIssue, makeIssue } from '@bvl/build-issue';
+import { type FieldDef, type Graph, type ObjectNode, pointer, RELATION_TYPES, referenceOf, SYSTEM_FIELDS } from '@bvl/metadata';
 import { type ColumnType, columnTypeOf } from './column-type.ts';
 import { identifierProblem, showName } from './identifier.ts';
 
@@ -68,6 +68,8 @@ export function planTables(graph: Graph): TablesPlan {
   const issues: BuildIssue[] = [];
   const keyColumns = seedKeyColumns(graph);
   for (const object of graph.objects.values()) {
+    // An object whose body fails its schema is not planned at all (buildGraph already reported it).
+    if (object.invalid) continue;
     const problem = identifierProblem(object.name);
     if (problem) {
       issues.push(
@@ -82,7 +84,6 @@ export function planTables(graph: Graph): TablesPlan {
       );
       continue;
     }
-    if (object.invalid) continue;
     const plan = planTable(object, graph, keyColumns.get(object.name) ?? [], issues);
     if (plan) tables.push(plan);
   }
@@ -113,7 +114,13 @@ function planTable(object: ObjectNode, graph: Graph, keys: readonly string[][], 
       continue;
     }
     if (field.name === 'id' || field.invalid) continue;
-    columns.push({ name: field.name, type: columnTypeOf(field.def), origin: 'field', default: literalDefault(field.def), references: foreignKey(field.def, graph) });
+    columns.push({
+      name: field.name,
+      type: columnTypeOf(field.def),
+      origin: 'field',
+      default: literalDefault(field.def),
+      references: foreignKey(field.def, graph),
+    });
   }
   if (issues.length > before) return undefined;
   const names = new Set(columns.map((c) => c.name));

@@ -1,15 +1,17 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import type { DatasetNode, Graph } from '@bvl/metadata';
-import { type CompiledDataset, type DatasetSelection, compileDataset } from '@bvl/render-contract';
+import { type CompiledDataset, compileDataset, type DatasetSelection } from '@bvl/render-contract';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { type FindQuery, compileFind } from './compile-find.ts';
+import { compileFind, type FindQuery } from './compile-find.ts';
 import type { DynamicDatabase, PlatformContext } from './database.ts';
 import { describeDbError } from './describe-db-error.ts';
 import { tenantSchema } from './identifier.ts';
 import { checkScope } from './scope.ts';
 
 /** Rows of a read, or the reason it failed; `sql` is the statement that ran (or would have). */
-export type ReadResult = { readonly ok: true; readonly rows: Record<string, unknown>[]; readonly sql: string; readonly params: readonly unknown[] } | { readonly ok: false; readonly error: string; readonly sql?: string; readonly params?: readonly unknown[]; readonly issues?: BuildIssue[] };
+export type ReadResult =
+  | { readonly ok: true; readonly rows: Record<string, unknown>[]; readonly sql: string; readonly params: readonly unknown[] }
+  | { readonly ok: false; readonly error: string; readonly sql?: string; readonly params?: readonly unknown[]; readonly issues?: BuildIssue[] };
 
 /** Reads a tenant's published data: list reads as views do them, dataset queries as widgets do them. */
 export interface DataEngine {
@@ -31,11 +33,16 @@ export function planFind(scope: DataEngineScope, object: string, query: FindQuer
 }
 
 /** Compiles a dataset query with L2's compiler for the tenant's schema. */
-export function planDatasetQuery(scope: DataEngineScope, dataset: string | DatasetNode, selection?: DatasetSelection): { ok: true; compiled: CompiledDataset } | { ok: false; error: string; issues?: BuildIssue[] } {
+export function planDatasetQuery(
+  scope: DataEngineScope,
+  dataset: string | DatasetNode,
+  selection?: DatasetSelection,
+): { ok: true; compiled: CompiledDataset } | { ok: false; error: string; issues?: BuildIssue[] } {
   const node = typeof dataset === 'string' ? scope.graph.datasets.get(dataset) : dataset;
   if (!node) return { ok: false, error: `dataset "${String(dataset)}" is not published` };
   const result = compileDataset(node, scope.graph, selection, { schema: tenantSchema(scope.tenant) });
-  if (!result.ok) return { ok: false, error: `dataset "${node.name}" does not compile: ${result.issues.map((i) => i.message).join(' ')}`, issues: result.issues };
+  if (!result.ok)
+    return { ok: false, error: `dataset "${node.name}" does not compile: ${result.issues.map((i) => i.message).join(' ')}`, issues: result.issues };
   return result;
 }
 

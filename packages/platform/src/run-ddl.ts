@@ -61,7 +61,8 @@ export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Pr
     const base = DATA_TYPES[c.data_type];
     table(c.table_name).columns.set(c.column_name, arrayBase ? { base: arrayBase, array: true } : base ? { base, array: false } : 'other');
   }
-  for (const fk of fks.rows) table(fk.table_name).foreignKeys.push({ name: fk.name, column: fk.column_name, table: fk.target, onDelete: ON_DELETE_CODES[fk.on_delete] ?? fk.on_delete });
+  for (const fk of fks.rows)
+    table(fk.table_name).foreignKeys.push({ name: fk.name, column: fk.column_name, table: fk.target, onDelete: ON_DELETE_CODES[fk.on_delete] ?? fk.on_delete });
   return { tables: tables as ReadonlyMap<string, ExistingTable>, indexes: new Set(idx.rows.map((r) => r.indexname)) };
 }
 
@@ -81,7 +82,8 @@ function defaultSql(d: ColumnDefault): RawBuilder<unknown> {
 function usingExpr(column: string, from: ColumnType | 'other', to: ColumnType): RawBuilder<unknown> {
   const c = sql.id(id(column));
   if (to.base === 'jsonb' && !to.array && (from === 'other' || from.base !== 'jsonb')) return sql`to_jsonb(${c})`;
-  if (to.array && from !== 'other' && !from.array) return sql`case when ${c} is null then null else array[${c}::${typeSql({ base: to.base, array: false })}] end`;
+  if (to.array && from !== 'other' && !from.array)
+    return sql`case when ${c} is null then null else array[${c}::${typeSql({ base: to.base, array: false })}] end`;
   if (!to.array && from !== 'other' && from.array) return sql`(${c})[1]::${typeSql(to)}`;
   return sql`${c}::${typeSql(to)}`;
 }
@@ -109,14 +111,18 @@ export async function applySchemaSteps<DB>(db: Kysely<DB>, schema: string, steps
       await db.schema.withSchema(s).alterTable(id(step.table)).addColumn(id(c.name), typeSql(c.type), columnDef(c)).execute();
     },
     alter_column_type: async (step: Extract<SchemaStep, { kind: 'alter_column_type' }>) => {
-      await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} type ${typeSql(step.to)} using ${usingExpr(step.column, step.from, step.to)}`.execute(db);
+      await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} type ${typeSql(step.to)} using ${usingExpr(step.column, step.from, step.to)}`.execute(
+        db,
+      );
     },
     drop_foreign_key: async (step: Extract<SchemaStep, { kind: 'drop_foreign_key' }>) => {
       await db.schema.withSchema(s).alterTable(id(step.table)).dropConstraint(id(step.name)).ifExists().execute();
     },
     add_foreign_key: async (step: Extract<SchemaStep, { kind: 'add_foreign_key' }>) => {
       const onDelete = sql.raw({ 'set null': 'set null', cascade: 'cascade', restrict: 'restrict' }[step.references.onDelete]);
-      await sql`alter table ${sql.id(s, id(step.table))} add constraint ${sql.id(id(step.name))} foreign key (${sql.id(id(step.column))}) references ${sql.id(s, id(step.references.table))} (id) on delete ${onDelete}${sql.raw(step.validate ? '' : ' not valid')}`.execute(db);
+      await sql`alter table ${sql.id(s, id(step.table))} add constraint ${sql.id(id(step.name))} foreign key (${sql.id(id(step.column))}) references ${sql.id(s, id(step.references.table))} (id) on delete ${onDelete}${sql.raw(step.validate ? '' : ' not valid')}`.execute(
+        db,
+      );
     },
     create_index: async (step: Extract<SchemaStep, { kind: 'create_index' }>) => {
       await db.schema.withSchema(s).createIndex(id(step.name)).ifNotExists().on(id(step.table)).columns(step.columns.map(id)).execute();

@@ -1,8 +1,8 @@
 import type { ArtifactSet, RawArtifact } from '@bvl/metadata';
 import type { PlatformContext } from './database.ts';
+import { ensureTenant } from './run-tenant.ts';
 import { checkScope, type PackageScope } from './scope.ts';
 import { contentHash, fromStoredArtifact, toStoredArtifact } from './stored-artifact.ts';
-import { ensureTenant } from './run-tenant.ts';
 
 /** Rows written per INSERT when staging (keeps each statement well under the parameter limit). */
 export const STAGE_BATCH = 200;

@@ -1,11 +1,11 @@
 import type { DatasetNode } from '@bvl/metadata';
 import type { DatasetSelection } from '@bvl/render-contract';
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { FindQuery } from './compile-find.ts';
-import type { DynamicDatabase, PlatformContext } from './database.ts';
+import type { PlatformContext } from './database.ts';
 import { describeDbError } from './describe-db-error.ts';
 import { identifierProblem, showName, tenantSchema } from './identifier.ts';
-import { type DataEngineScope, planDatasetQuery, planFind, type ReadResult, runCompiled } from './run-data-engine.ts';
+import { type DataEngineScope, planDatasetQuery, planFind } from './run-data-engine.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, runReadOnly } from './run-read-only.ts';
 import { checkScope } from './scope.ts';
 
@@ -25,9 +25,6 @@ export interface ProbeEngineOptions extends DataEngineScope {
   readonly statementTimeoutMs?: number;
 }
 
-const fromRead = (r: ReadResult): ProbeAnswer<{ rows: number; sql: string; params: readonly unknown[] }> =>
-  r.ok ? { ok: true, value: { rows: r.rows.length, sql: r.sql, params: r.params } } : { ok: false, error: r.error, ...(r.sql ? { sql: r.sql } : {}) };
-
 /**
  * The probe engine over a tenant's published tables: `countRows`, the limit-1 `readView` a
  * renderer does, and `runDataset` with L2's compiled SQL. Reads only, each in its own READ ONLY
@@ -36,36 +33,35 @@ const fromRead = (r: ReadResult): ProbeAnswer<{ rows: number; sql: string; param
 export function createProbeEngine(ctx: PlatformContext, options: ProbeEngineOptions): PlatformProbeEngine {
   checkScope({ tenant: options.tenant });
   const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
-  const guarded = async <T>(fn: (db: Kysely<DynamicDatabase>) => Promise<ProbeAnswer<T>>): Promise<ProbeAnswer<T>> => {
+  // A failing statement aborts its transaction, so errors are caught outside it (the read-only
+  // transaction rolls back) and become values carrying the statement that failed.
+  const read = async (query: CompiledQuery): Promise<ProbeAnswer<{ rows: number; sql: string; params: readonly unknown[] }>> => {
     try {
-      return await runReadOnly(ctx, timeout, fn);
+      const result = await runReadOnly(ctx, timeout, (db) => db.executeQuery(query));
+      return { ok: true, value: { rows: result.rows.length, sql: query.sql, params: query.parameters } };
     } catch (e) {
-      return { ok: false, error: describeDbError(e) };
+      return { ok: false, error: describeDbError(e), sql: query.sql };
     }
   };
   return {
-    countRows: (object) => {
+    countRows: async (object) => {
       const problem = identifierProblem(object);
-      if (problem) return Promise.resolve({ ok: false, error: `object ${showName(object)} ${problem}; not counted` });
-      return guarded(async (db) => {
-        const q = sql<{ n: number }>`select count(*)::int as n from ${sql.id(tenantSchema(options.tenant), object)}`;
-        try {
-          const r = await q.execute(db);
-          return { ok: true, value: r.rows[0]?.n ?? 0 };
-        } catch (e) {
-          return { ok: false, error: describeDbError(e), sql: q.compile(db).sql };
-        }
-      });
+      if (problem) return { ok: false, error: `object ${showName(object)} ${problem}; not counted` };
+      const query = sql<{ n: number }>`select count(*)::int as n from ${sql.id(tenantSchema(options.tenant), object)}`.compile(ctx.db);
+      try {
+        const result = await runReadOnly(ctx, timeout, (db) => db.executeQuery<{ n: number }>(query));
+        return { ok: true, value: result.rows[0]?.n ?? 0 };
+      } catch (e) {
+        return { ok: false, error: describeDbError(e), sql: query.sql };
+      }
     },
-    readView: (object, read) => {
-      const plan = planFind(options, object, read);
-      if (!plan.ok) return Promise.resolve(plan);
-      return guarded(async (db) => fromRead(await runCompiled(db, plan.query)));
+    readView: async (object, view) => {
+      const plan = planFind(options, object, view);
+      return plan.ok ? read(plan.query) : plan;
     },
-    runDataset: (dataset, selection) => {
+    runDataset: async (dataset, selection) => {
       const plan = planDatasetQuery(options, dataset, selection);
-      if (!plan.ok) return Promise.resolve({ ok: false, error: plan.error });
-      return guarded(async (db) => fromRead(await runCompiled(db, CompiledQuery.raw(plan.compiled.sql, plan.compiled.params))));
+      return plan.ok ? read(CompiledQuery.raw(plan.compiled.sql, plan.compiled.params)) : { ok: false, error: plan.error };
     },
   };
 }

@@ -1,12 +1,12 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import { type Graph, type RawArtifact, buildGraph } from '@bvl/metadata';
+import { buildGraph, type Graph, type RawArtifact } from '@bvl/metadata';
 import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import { describeDbError } from './describe-db-error.ts';
 import { diffSchema } from './diff-schema.ts';
 import { planTables } from './plan-tables.ts';
 import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
-import { type SeedApplied, applySeeds } from './run-seeds.ts';
+import { applySeeds, type SeedApplied } from './run-seeds.ts';
 import { ensureTenant } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
 import { fromStoredArtifact } from './stored-artifact.ts';
@@ -33,7 +33,15 @@ export interface PublishedItem {
  * rolled back (the previous published state is intact); `error` says why.
  */
 export type PublishResult =
-  | { readonly outcome: 'published'; readonly schema: string; readonly published: PublishedItem[]; readonly ddlSteps: number; readonly graph: Graph; readonly seedApplied: SeedApplied; readonly issues: BuildIssue[] }
+  | {
+      readonly outcome: 'published';
+      readonly schema: string;
+      readonly published: PublishedItem[];
+      readonly ddlSteps: number;
+      readonly graph: Graph;
+      readonly seedApplied: SeedApplied;
+      readonly issues: BuildIssue[];
+    }
   | { readonly outcome: 'refused'; readonly schema: string; readonly issues: BuildIssue[] }
   | { readonly outcome: 'nothing_to_publish'; readonly schema: string }
   | { readonly outcome: 'failed'; readonly schema: string; readonly error: string; readonly cause: unknown };
@@ -46,7 +54,10 @@ interface ItemRow {
   source: unknown;
 }
 
-type Promotion = { kind: 'nothing' } | { kind: 'refused'; issues: BuildIssue[] } | { kind: 'done'; published: PublishedItem[]; steps: number; graph: Graph; seeds: Set<string>; issues: BuildIssue[] };
+type Promotion =
+  | { kind: 'nothing' }
+  | { kind: 'refused'; issues: BuildIssue[] }
+  | { kind: 'done'; published: PublishedItem[]; steps: number; graph: Graph; seeds: Set<string>; issues: BuildIssue[] };
 
 class Refusal extends Error {
   constructor(readonly issues: BuildIssue[]) {
@@ -73,7 +84,13 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
       if (p.kind === 'done') {
         const log = await trx
           .insertInto('bvl.publish_log')
-          .values({ tenant_id: scope.tenant, package: scope.package, outcome: 'published', published: JSON.stringify(p.published), published_at: ctx.now().toISOString() })
+          .values({
+            tenant_id: scope.tenant,
+            package: scope.package,
+            outcome: 'published',
+            published: JSON.stringify(p.published),
+            published_at: ctx.now().toISOString(),
+          })
           .returning('id')
           .executeTakeFirstOrThrow();
         logId = Number(log.id);
@@ -89,7 +106,12 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   const graph = promotion.graph;
   const seeds = [...graph.seeds.values()].filter((s) => promotion.seeds.has(s.name));
   const seedApplied = await applySeeds(ctx, { schema, graph, seeds, now: ctx.now(), ...(options.env ? { env: options.env } : {}) });
-  if (logId !== undefined) await ctx.db.updateTable('bvl.publish_log').set({ seed_applied: JSON.stringify(seedApplied) }).where('id', '=', logId).execute();
+  if (logId !== undefined)
+    await ctx.db
+      .updateTable('bvl.publish_log')
+      .set({ seed_applied: JSON.stringify(seedApplied) })
+      .where('id', '=', logId)
+      .execute();
   return { outcome: 'published', schema, published: promotion.published, ddlSteps: promotion.steps, graph, seedApplied, issues: promotion.issues };
 }
 
@@ -177,6 +199,8 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
 
   const seeds = new Set([...active, ...drafts].filter((r) => r.package === scope.package && r.type === 'seed').map((r) => r.name));
   const warnings = built.issues.filter((i) => i.draft && i.severity !== 'error');
-  const items = promoted.map((p) => ({ type: p.type, name: p.name, version: p.version })).sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
+  const items = promoted
+    .map((p) => ({ type: p.type, name: p.name, version: p.version }))
+    .sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
   return { kind: 'done', published: items, steps: steps.length, graph: built.graph, seeds, issues: warnings };
 }

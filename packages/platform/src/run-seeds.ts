@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Graph, type ObjectNode, RELATION_TYPES, type SeedNode, referenceOf, resolveField } from '@bvl/metadata';
+import { type Graph, type ObjectNode, RELATION_TYPES, referenceOf, resolveField, type SeedNode } from '@bvl/metadata';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type ColumnType, columnTypeOf, typeSql } from './column-type.ts';
 import type { DynamicDatabase, PlatformContext } from './database.ts';
@@ -139,7 +139,17 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
 
   for (const seed of ordered) {
     const records = seed.def.records;
-    const outcome: SeedOutcome = { seed: seed.name, object: seed.object, mode: seed.mode, records: records.length, applied: false, inserted: 0, updated: 0, skipped: 0, failed: 0 };
+    const outcome: SeedOutcome = {
+      seed: seed.name,
+      object: seed.object,
+      mode: seed.mode,
+      records: records.length,
+      applied: false,
+      inserted: 0,
+      updated: 0,
+      skipped: 0,
+      failed: 0,
+    };
     outcomes.push(outcome);
     const object = graph.objects.get(seed.object);
     const skip = (reason: string, error: boolean) => {
@@ -169,7 +179,24 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
     });
   }
   const sum = (k: 'inserted' | 'updated' | 'skipped') => outcomes.reduce((n, o) => n + o[k], 0);
-  return { success: errors.length === 0 && errorsOmitted === 0, inserted: sum('inserted'), updated: sum('updated'), skipped: sum('skipped'), errors, errorsOmitted, seeds: outcomes };
+  // Stable order for diffs: seeds in the order they ran, then record, then field.
+  const rank = new Map(outcomes.map((o, i) => [o.seed, i]));
+  errors.sort(
+    (a, b) =>
+      (rank.get(a.seed) ?? 0) - (rank.get(b.seed) ?? 0) ||
+      a.recordIndex - b.recordIndex ||
+      (a.field ?? '').localeCompare(b.field ?? '') ||
+      a.message.localeCompare(b.message),
+  );
+  return {
+    success: errors.length === 0 && errorsOmitted === 0,
+    inserted: sum('inserted'),
+    updated: sum('updated'),
+    skipped: sum('skipped'),
+    errors,
+    errorsOmitted,
+    seeds: outcomes,
+  };
 }
 
 interface SeedRun {
@@ -197,7 +224,8 @@ function planField(object: ObjectNode, key: string): FieldPlan | undefined {
 
 async function runSeed(db: Db, run: SeedRun): Promise<void> {
   const { seed, object, outcome, report, schema } = run;
-  const err = (recordIndex: number, message: string, field?: string) => report({ seed: seed.name, object: seed.object, recordIndex, ...(field ? { field } : {}), message });
+  const err = (recordIndex: number, message: string, field?: string) =>
+    report({ seed: seed.name, object: seed.object, recordIndex, ...(field ? { field } : {}), message });
   const plans = new Map<string, FieldPlan | undefined>();
   const planOf = (key: string) => {
     if (!plans.has(key)) plans.set(key, planField(object, key));
@@ -206,7 +234,10 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   const keyPlans = seed.externalId.map((k) => planOf(k));
   const keyless = keyPlans.some((p) => !p || p.type.array || p.type.base === 'jsonb');
   if (keyless && seed.mode !== 'insert') {
-    err(-1, `externalId ${seed.externalId.join(', ')} is not a scalar field of object "${seed.object}", so records cannot be matched: every record is inserted`);
+    err(
+      -1,
+      `externalId ${seed.externalId.join(', ')} is not a scalar field of object "${seed.object}", so records cannot be matched: every record is inserted`,
+    );
   }
   const unknownReported = new Set<string>();
   const table = sql.id(schema, seed.object);
@@ -257,7 +288,10 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       const write = seed.mode === 'insert' || existing === undefined ? 'insert' : seed.mode === 'ignore' ? 'skip' : 'update';
       if (seed.mode === 'update' && existing === undefined) {
         outcome.failed++;
-        err(p.index, `mode 'update' found no "${seed.object}" row with ${seed.externalId.map((k) => `${k} = ${JSON.stringify(p.row[k] ?? null)}`).join(' and ')}; nothing was written`);
+        err(
+          p.index,
+          `mode 'update' found no "${seed.object}" row with ${seed.externalId.map((k) => `${k} = ${JSON.stringify(p.row[k] ?? null)}`).join(' and ')}; nothing was written`,
+        );
         continue;
       }
       if (write === 'skip') {
@@ -273,7 +307,13 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     await writeInserts(db, table, inserts, outcome, err);
     for (const { p, id } of updates) {
       const { created_at: _kept, id: _id, ...set } = p.row;
-      const done = Object.keys(set).length === 0 ? ({ ok: true, value: 1n } as const) : await attempt(db, async () => (await db.withSchema(schema).updateTable(seed.object).set(set).where('id', '=', id).executeTakeFirst()).numUpdatedRows);
+      const done =
+        Object.keys(set).length === 0
+          ? ({ ok: true, value: 1n } as const)
+          : await attempt(
+              db,
+              async () => (await db.withSchema(schema).updateTable(seed.object).set(set).where('id', '=', id).executeTakeFirst()).numUpdatedRows,
+            );
       if (done.ok && done.value > 0n) outcome.updated++;
       else {
         outcome.failed++;
@@ -303,14 +343,21 @@ function lookupKeys(value: unknown, multiple: boolean): string[] | string {
   return out;
 }
 
-const keyText = (values: readonly unknown[]): string | undefined => (values.some((v) => v === null || v === undefined) ? undefined : JSON.stringify(values.map(String)));
+const keyText = (values: readonly unknown[]): string | undefined =>
+  values.some((v) => v === null || v === undefined) ? undefined : JSON.stringify(values.map(String));
 
 /**
  * Resolves the chunk's lookup keys against their target tables (natural key, else id) and writes
  * the ids into the rows. A key that matches nothing is deferred when its target still has seeds to
  * run (or is this seed's own object), else reported and left empty.
  */
-async function resolveLookups(db: Db, run: SeedRun, chunk: Prepared[], err: (i: number, m: string, f?: string) => void, later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }>): Promise<void> {
+async function resolveLookups(
+  db: Db,
+  run: SeedRun,
+  chunk: Prepared[],
+  err: (i: number, m: string, f?: string) => void,
+  later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }>,
+): Promise<void> {
   const byTarget = new Map<string, Set<string>>();
   for (const p of chunk) for (const l of p.lookups) for (const k of l.keys) byTarget.set(l.target, (byTarget.get(l.target) ?? new Set()).add(k));
   const found = new Map<string, Map<string, string> | string>();
@@ -332,7 +379,18 @@ async function resolveLookups(db: Db, run: SeedRun, chunk: Prepared[], err: (i: 
       p.row[l.field] = l.multiple ? resolved : (resolved[0] ?? null);
       if (missing.length === 0) continue;
       const stillToRun = (run.pending.get(l.target) ?? 0) > 0;
-      if (stillToRun) later.push({ seed: run.seed.name, object: run.seed.object, recordIndex: p.index, field: l.field, target: l.target, multiple: l.multiple, keys: missing, resolved, chunkIndex });
+      if (stillToRun)
+        later.push({
+          seed: run.seed.name,
+          object: run.seed.object,
+          recordIndex: p.index,
+          field: l.field,
+          target: l.target,
+          multiple: l.multiple,
+          keys: missing,
+          resolved,
+          chunkIndex,
+        });
       else err(p.index, unresolvedMessage(run.graph, l.target, missing), l.field);
     }
   });
@@ -340,7 +398,11 @@ async function resolveLookups(db: Db, run: SeedRun, chunk: Prepared[], err: (i: 
 
 function unresolvedMessage(graph: Graph, target: string, missing: readonly string[]): string {
   const nk = naturalKeyOf(graph, target);
-  const shown = missing.slice(0, 5).map((k) => JSON.stringify(k)).join(', ') + (missing.length > 5 ? `, … (${missing.length} in all)` : '');
+  const shown =
+    missing
+      .slice(0, 5)
+      .map((k) => JSON.stringify(k))
+      .join(', ') + (missing.length > 5 ? `, … (${missing.length} in all)` : '');
   return `lookup value${missing.length > 1 ? 's' : ''} ${shown} match${missing.length > 1 ? '' : 'es'} no "${target}" row by ${nk ? `${nk} (nor by id)` : 'id (it has no natural key field)'}; the field was left empty`;
 }
 
@@ -350,7 +412,9 @@ async function lookupIds(db: Db, schema: string, graph: Graph, target: string, k
   const nk = naturalKeyOf(graph, target);
   const by = nk ? sql`${sql.ref(nk)}::text` : sql`null::text`;
   const where = nk ? sql`${sql.ref(nk)}::text = any(${keys}::text[]) or id = any(${keys}::text[])` : sql`id = any(${keys}::text[])`;
-  const result = await attempt(db, () => sql<{ id: string; k: string | null }>`select id, ${by} as k from ${sql.id(schema, target)} where ${where} order by created_at, id`.execute(db));
+  const result = await attempt(db, () =>
+    sql<{ id: string; k: string | null }>`select id, ${by} as k from ${sql.id(schema, target)} where ${where} order by created_at, id`.execute(db),
+  );
   if (!result.ok) return `could not search "${target}" for lookup values: ${describeDbError(result.error)}`;
   const byKey = new Map<string, string>();
   const byId = new Map<string, string>();
@@ -371,17 +435,31 @@ async function lookupIds(db: Db, schema: string, graph: Graph, target: string, k
  * (`'2026-01-02'` matches a date). A record whose key value the column cannot hold maps to '' and
  * is reported: it cannot be written either.
  */
-async function matchExisting(db: Db, run: SeedRun, chunk: Prepared[], keyPlans: FieldPlan[], err: (i: number, m: string, f?: string) => void): Promise<Map<number, string>> {
+async function matchExisting(
+  db: Db,
+  run: SeedRun,
+  chunk: Prepared[],
+  keyPlans: FieldPlan[],
+  err: (i: number, m: string, f?: string) => void,
+): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   const keyed = chunk.filter((p) => keyText(keyPlans.map((k) => p.row[k.column])) !== undefined);
   const query = (ps: Prepared[]) => {
-    const args: RawBuilder<unknown>[] = [sql`${ps.map((p) => p.index)}::int[]`, ...keyPlans.map((_, j) => sql`${ps.map((p) => String(p.row[keyPlans[j]!.column]))}::text[]`)];
+    const args: RawBuilder<unknown>[] = [
+      sql`${ps.map((p) => p.index)}::int[]`,
+      ...keyPlans.map((_, j) => sql`${ps.map((p) => String(p.row[keyPlans[j]!.column]))}::text[]`),
+    ];
     const alias = sql.raw(`v(i, ${keyPlans.map((_, j) => `k${j}`).join(', ')})`);
     const on = sql.join(
       keyPlans.map((k, j) => sql`${sql.ref(`t.${k.column}`)} = ${sql.ref(`v.k${j}`)}::${typeSql(k.type)}`),
       sql` and `,
     );
-    return sql<{ i: number; id: string }>`select v.i as i, t.id as id from unnest(${sql.join(args)}) as ${alias} join ${sql.id(run.schema, run.seed.object)} as t on ${on} order by v.i, t.created_at, t.id`.execute(db);
+    return sql<{
+      i: number;
+      id: string;
+    }>`select v.i as i, t.id as id from unnest(${sql.join(args)}) as ${alias} join ${sql.id(run.schema, run.seed.object)} as t on ${on} order by v.i, t.created_at, t.id`.execute(
+      db,
+    );
   };
   if (keyed.length === 0) return out;
   const all = await attempt(db, () => query(keyed));
@@ -407,7 +485,13 @@ async function matchExisting(db: Db, run: SeedRun, chunk: Prepared[], keyPlans: 
 const MAX_PARAMS = 60_000;
 
 /** Inserts the new rows in as few statements as the parameter limit allows; a failing statement is retried row by row, so each bad record is named. */
-async function writeInserts(db: Db, table: RawBuilder<unknown>, inserts: Array<{ p: Prepared; id: string }>, outcome: SeedOutcome, err: (i: number, m: string, f?: string) => void): Promise<void> {
+async function writeInserts(
+  db: Db,
+  table: RawBuilder<unknown>,
+  inserts: Array<{ p: Prepared; id: string }>,
+  outcome: SeedOutcome,
+  err: (i: number, m: string, f?: string) => void,
+): Promise<void> {
   if (inserts.length === 0) return;
   const width = new Set(inserts.flatMap(({ p }) => Object.keys(p.row))).size + 1;
   const per = Math.max(1, Math.floor(MAX_PARAMS / width));

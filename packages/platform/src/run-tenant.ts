@@ -10,9 +10,17 @@ import { checkScope } from './scope.ts';
 export async function ensureTenant(ctx: PlatformContext, scope: { readonly tenant: string; readonly package?: string | undefined }): Promise<string> {
   checkScope(scope);
   const schema = tenantSchema(scope.tenant);
-  await ctx.db.insertInto('bvl.tenants').values({ id: scope.tenant, schema_name: schema }).onConflict((oc) => oc.doNothing()).execute();
+  await ctx.db
+    .insertInto('bvl.tenants')
+    .values({ id: scope.tenant, schema_name: schema })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   if (scope.package !== undefined) {
-    await ctx.db.insertInto('bvl.packages').values({ tenant_id: scope.tenant, name: scope.package }).onConflict((oc) => oc.doNothing()).execute();
+    await ctx.db
+      .insertInto('bvl.packages')
+      .values({ tenant_id: scope.tenant, name: scope.package })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
   try {
     await sql`create schema if not exists ${sql.id(schema)}`.execute(ctx.db);

@@ -46,7 +46,17 @@ export function fromStoredArtifact(row: { type: string; name: string; body: unkn
 
 /** JSON with object keys sorted, so equal bodies hash equal whatever their key order. */
 export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v)) ?? 'null';
+  return (
+    JSON.stringify(value, (_k, v: unknown) =>
+      isRecord(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, v[k]]),
+          )
+        : v,
+    ) ?? 'null'
+  );
 }
 
 /** The content hash of a stored body (sha256 of its stable JSON). */

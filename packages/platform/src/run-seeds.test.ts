@@ -1,0 +1,280 @@
+import { collectStack } from '@bvl/metadata';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { tenantSchema } from './identifier.ts';
+import type { Platform } from './open-platform.ts';
+import { stageDrafts } from './run-drafts.ts';
+import { publishPackage } from './run-publish.ts';
+import type { SeedApplied } from './run-seeds.ts';
+
+const NOW = new Date('2026-03-15T10:30:00Z');
+let platform: Platform;
+const made = tenants(() => platform);
+beforeAll(async () => {
+  platform = await openTestPlatform(() => NOW);
+});
+afterAll(async () => {
+  await made.dropAll();
+  await platform.close();
+});
+
+const OBJECTS = [
+  { name: 'cat', fields: { name: { type: 'text' }, parent: { type: 'lookup', reference: 'cat' } } },
+  {
+    name: 'acct',
+    fields: {
+      name: { type: 'text' },
+      code: { type: 'text' },
+      revenue: { type: 'currency' },
+      tags: { type: 'multiselect' },
+      since: { type: 'date' },
+      seen_at: { type: 'datetime' },
+      meta: { type: 'json' },
+    },
+  },
+  {
+    name: 'contact',
+    fields: { email: { type: 'text' }, acct: { type: 'lookup', reference: 'acct' }, cats: { type: 'lookup', reference: 'cat', multiple: true } },
+  },
+  {
+    name: 'member',
+    fields: { acct: { type: 'master_detail', reference: 'acct' }, contact: { type: 'master_detail', reference: 'contact' }, role: { type: 'text' } },
+  },
+];
+
+/** Publishes the objects plus `data` into `tenant` and returns the seed report. */
+async function publish(tenant: string, data: unknown[]): Promise<SeedApplied> {
+  const scope = { tenant, package: 'app' };
+  await stageDrafts(platform, scope, collectStack({ objects: OBJECTS, data }, { draft: true }));
+  const r = await publishPackage(platform, scope);
+  if (r.outcome !== 'published') throw new Error(`not published: ${JSON.stringify(r)}`);
+  return r.seedApplied;
+}
+const rows = (tenant: string, table: string, orderBy = 'created_at') =>
+  platform.db
+    .withSchema(tenantSchema(tenant))
+    .selectFrom(table as never)
+    .selectAll()
+    .orderBy(orderBy as never)
+    .execute() as Promise<Array<Record<string, unknown>>>;
+
+describe('applySeeds (through publish)', () => {
+  const accounts = {
+    object: 'acct',
+    externalId: 'code',
+    records: [
+      { code: 'A1', name: 'Acme', revenue: 10 },
+      { code: 'G1', name: 'Globex', revenue: 20 },
+    ],
+  };
+
+  it('upserts by externalId: a replay updates, a repeat inside one seed merges', async () => {
+    const t = made.next();
+    expect(await publish(t, [{ ...accounts, records: [...accounts.records, { code: 'A1', name: 'Acme Corp' }] }])).toMatchObject({
+      success: true,
+      inserted: 2,
+      updated: 1,
+    });
+    expect(await publish(t, [accounts])).toMatchObject({ success: true, inserted: 0, updated: 2 });
+    expect((await rows(t, 'acct', 'code')).map((r) => [r.code, r.name, r.revenue])).toEqual([
+      ['A1', 'Acme', '10'],
+      ['G1', 'Globex', '20'],
+    ]);
+  });
+
+  it("mode 'insert' duplicates on replay; 'ignore' leaves existing rows alone; 'update' only updates", async () => {
+    const t = made.next();
+    await publish(t, [{ ...accounts, mode: 'insert' }]);
+    await publish(t, [{ ...accounts, mode: 'insert' }]);
+    expect(await rows(t, 'acct')).toHaveLength(4);
+    const u = made.next();
+    await publish(u, [accounts]);
+    expect(
+      await publish(u, [
+        {
+          ...accounts,
+          mode: 'ignore',
+          records: [
+            { code: 'A1', name: 'changed' },
+            { code: 'N1', name: 'New' },
+          ],
+        },
+      ]),
+    ).toMatchObject({ inserted: 1, updated: 0, skipped: 1 });
+    expect((await rows(u, 'acct', 'code')).map((r) => r.name)).toEqual(['Acme', 'Globex', 'New']);
+    const upd = await publish(u, [
+      {
+        ...accounts,
+        mode: 'update',
+        records: [
+          { code: 'G1', name: 'Globex 2' },
+          { code: 'Z9', name: 'Ghost' },
+        ],
+      },
+    ]);
+    expect(upd).toMatchObject({
+      success: false,
+      inserted: 0,
+      updated: 1,
+      errors: [{ recordIndex: 1, message: expect.stringMatching(/mode 'update' found no "acct" row with code = "Z9"/) }],
+    });
+  });
+
+  it("mode 'replace' empties the table first", async () => {
+    const t = made.next();
+    await publish(t, [accounts]);
+    expect(await publish(t, [{ ...accounts, mode: 'replace', records: [{ code: 'R1', name: 'Only' }] }])).toMatchObject({ success: true, inserted: 1 });
+    expect((await rows(t, 'acct')).map((r) => r.code)).toEqual(['R1']);
+  });
+
+  it('resolves lookups by the target seed externalId, by id, and multiple lookups as arrays; forward self references in a second pass', async () => {
+    const t = made.next();
+    const applied = await publish(t, [
+      {
+        object: 'contact',
+        externalId: 'email',
+        records: [
+          { email: 'a@x', acct: 'A1', cats: ['Tools', 'Hardware'] },
+          { email: 'g@x', acct: 'G1', cats: 'Tools' },
+        ],
+      },
+      accounts,
+      { object: 'cat', records: [{ name: 'Hardware', parent: 'Tools' }, { name: 'Tools' }] },
+    ]);
+    expect(applied).toMatchObject({ success: true, inserted: 6, errors: [] });
+    const accts = new Map((await rows(t, 'acct')).map((r) => [r.code, r.id]));
+    const cats = new Map((await rows(t, 'cat')).map((r) => [r.name, r]));
+    expect((cats.get('Hardware') as { parent: string }).parent).toBe(cats.get('Tools')!.id);
+    const contacts = await rows(t, 'contact', 'email');
+    expect(contacts.map((c) => [c.email, c.acct, c.cats])).toEqual([
+      ['a@x', accts.get('A1'), [cats.get('Tools')!.id, cats.get('Hardware')!.id]],
+      ['g@x', accts.get('G1'), [cats.get('Tools')!.id]],
+    ]);
+    // By id when no natural key matches.
+    expect(await publish(t, [{ object: 'contact', externalId: 'email', records: [{ email: 'i@x', acct: accts.get('G1') }] }])).toMatchObject({
+      success: true,
+      inserted: 1,
+    });
+  });
+
+  it('matches a composite externalId of lookups, so a replay adds nothing', async () => {
+    const t = made.next();
+    const data = [
+      accounts,
+      { object: 'contact', externalId: 'email', records: [{ email: 'a@x' }] },
+      {
+        object: 'member',
+        externalId: ['acct', 'contact'],
+        records: [
+          { acct: 'A1', contact: 'a@x', role: 'owner' },
+          { acct: 'G1', contact: 'a@x', role: 'guest' },
+        ],
+      },
+    ];
+    expect(await publish(t, data)).toMatchObject({ success: true, inserted: 5 });
+    expect(await publish(t, data)).toMatchObject({ success: true, inserted: 0, updated: 5 });
+    expect(await rows(t, 'member')).toHaveLength(2);
+  });
+
+  it('reports unresolvable and wrapped lookup values per field and still writes the record', async () => {
+    const t = made.next();
+    const applied = await publish(t, [
+      accounts,
+      {
+        object: 'contact',
+        externalId: 'email',
+        records: [
+          { email: 'a@x', acct: 'Nope' },
+          { email: 'b@x', acct: { externalId: 'A1' } },
+        ],
+      },
+    ]);
+    expect(applied.inserted).toBe(4);
+    expect(applied.errors).toEqual([
+      {
+        seed: 'contact',
+        object: 'contact',
+        recordIndex: 0,
+        field: 'acct',
+        message: 'lookup value "Nope" matches no "acct" row by code (nor by id); the field was left empty',
+      },
+      {
+        seed: 'contact',
+        object: 'contact',
+        recordIndex: 1,
+        field: 'acct',
+        message: expect.stringMatching(/is not a key string; write the target's natural key/),
+      },
+    ]);
+    expect((await rows(t, 'contact', 'email')).map((c) => c.acct)).toEqual([null, null]);
+  });
+
+  it('evaluates CEL values against the injected clock', async () => {
+    const t = made.next();
+    await publish(t, [
+      {
+        object: 'acct',
+        externalId: 'code',
+        records: [
+          {
+            code: 'C',
+            since: { dialect: 'cel', source: 'daysAgo(2)' },
+            seen_at: { dialect: 'cel', source: 'daysAgo(9) + duration("6h20m")' },
+            tags: ['a', 'b'],
+            meta: { k: [1] },
+          },
+        ],
+      },
+    ]);
+    const [row] = await rows(t, 'acct');
+    expect((row!.since as Date).toISOString()).toBe('2026-03-13T00:00:00.000Z');
+    expect((row!.seen_at as Date).toISOString()).toBe('2026-03-06T06:20:00.000Z');
+    expect(row).toMatchObject({ tags: ['a', 'b'], meta: { k: [1] } });
+    expect((row!.created_at as Date).toISOString()).toBe(NOW.toISOString());
+  });
+
+  it('fails only the bad record, names the field and keeps the database message (incident #5: honest seedApplied)', async () => {
+    const t = made.next();
+    const applied = await publish(t, [
+      {
+        object: 'acct',
+        externalId: 'code',
+        records: [
+          { code: 'OK1', revenue: 1 },
+          { code: 'BAD', revenue: 'abc' },
+          { code: 'OK2', since: 'not a date' },
+          { code: 'OK3', revenue: 3, bogus: 1 },
+        ],
+      },
+    ]);
+    expect(applied).toMatchObject({ success: false, inserted: 2, seeds: [{ seed: 'acct', records: 4, inserted: 2, failed: 2 }] });
+    expect(applied.errors).toEqual([
+      { seed: 'acct', object: 'acct', recordIndex: 1, field: 'revenue', message: 'row not written: invalid input syntax for type numeric: "abc"' },
+      {
+        seed: 'acct',
+        object: 'acct',
+        recordIndex: 2,
+        field: 'since',
+        message: expect.stringMatching(/row not written: (invalid input syntax for type date|date\/time field value out of range).*"not a date"/),
+      },
+      {
+        seed: 'acct',
+        object: 'acct',
+        recordIndex: 3,
+        field: 'bogus',
+        message: 'object "acct" has no field "bogus"; the value was dropped (reported once per seed)',
+      },
+    ]);
+    expect((await rows(t, 'acct', 'code')).map((r) => r.code)).toEqual(['OK1', 'OK3']);
+  });
+
+  it('does not apply a seed outside the environment, and says why', async () => {
+    const t = made.next();
+    const applied = await publish(t, [{ ...accounts, env: ['prod'] }]);
+    expect(applied).toMatchObject({
+      success: true,
+      inserted: 0,
+      seeds: [{ applied: false, reason: expect.stringMatching(/env \(prod\) does not include "dev"/) }],
+    });
+  });
+});

@@ -1,0 +1,111 @@
+import { type BuildIssue, makeIssue } from '@bvl/build-issue';
+import type { Graph, SeedNode } from '@bvl/metadata';
+import type { ProbeOutcome } from './probe-engine.ts';
+import type { SkippedProbe } from './probe-report.ts';
+
+/** One record-level seed failure, as the platform's `seedApplied.errors` reports it. */
+export interface SeedErrorDetail {
+  readonly seed: string;
+  readonly object: string;
+  readonly recordIndex: number;
+  readonly field?: string;
+  readonly message: string;
+}
+
+/** The part of a publish's `seedApplied` the seed probe reads. */
+export interface SeedApplyReport {
+  readonly errors: readonly SeedErrorDetail[];
+  readonly errorsOmitted?: number;
+  readonly seeds?: ReadonlyArray<{ readonly seed: string; readonly applied: boolean; readonly reason?: string }>;
+}
+
+/** A planned seed probe: the object must have at least `expected` rows. */
+export interface SeedProbe {
+  readonly seed: SeedNode;
+  readonly expected: number;
+}
+
+/** Seed errors quoted in a probe message; the rest are counted. */
+export const MAX_QUOTED_SEED_ERRORS = 3;
+
+/**
+ * How many rows a seed must leave: one per distinct externalId (upsert/update/ignore/replace merge
+ * repeats; a record with a missing key is its own row), every record for `insert`. Pure.
+ */
+export function expectedRows(seed: SeedNode): number {
+  const records = seed.def.records;
+  if (seed.mode === 'insert') return records.length;
+  const keys = new Set<string>();
+  let keyless = 0;
+  for (const r of records) {
+    const values = seed.externalId.map((k) => r[k]);
+    if (values.some((v) => v === null || v === undefined)) keyless++;
+    else keys.add(JSON.stringify(values));
+  }
+  return keys.size + keyless;
+}
+
+/** The seeds to probe, and the ones skipped with their reason. Pure. */
+export function planSeedProbes(
+  graph: Graph,
+  options: { readonly env: string; readonly seedApplied?: SeedApplyReport | undefined },
+): { probes: SeedProbe[]; skipped: SkippedProbe[] } {
+  const probes: SeedProbe[] = [];
+  const skipped: SkippedProbe[] = [];
+  const notApplied = new Map((options.seedApplied?.seeds ?? []).filter((s) => !s.applied).map((s) => [s.seed, s.reason ?? 'not applied by the publish']));
+  const skip = (seed: SeedNode, reason: string) => skipped.push({ plane: 'seeds', artifact: { type: 'seed', name: seed.name }, reason });
+  for (const seed of [...graph.seeds.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (seed.invalid) skip(seed, 'the seed fails its schema (reported by L1 as invalid_artifact)');
+    else if (!graph.objects.has(seed.object)) skip(seed, `object "${seed.object}" does not exist (reported by L1 as dangling_object)`);
+    else if (seed.def.env && !seed.def.env.includes(options.env)) skip(seed, `the seed's env (${seed.def.env.join(', ')}) does not include "${options.env}"`);
+    else if (notApplied.has(seed.name) && !(options.seedApplied?.errors ?? []).some((e) => e.seed === seed.name)) skip(seed, notApplied.get(seed.name)!);
+    else probes.push({ seed, expected: expectedRows(seed) });
+  }
+  return { probes, skipped };
+}
+
+/** The publish's own account of a seed's failures, quoted so the agent sees the cause, not only the symptom. */
+function detail(seed: string, report: SeedApplyReport | undefined): string {
+  const errors = (report?.errors ?? []).filter((e) => e.seed === seed);
+  if (errors.length === 0) return report ? ' The publish reported no record error for this seed.' : '';
+  const quoted = errors
+    .slice(0, MAX_QUOTED_SEED_ERRORS)
+    .map((e) => `${e.recordIndex < 0 ? 'the seed' : `record ${e.recordIndex}`}${e.field ? ` (field "${e.field}")` : ''}: ${e.message}`)
+    .join('; ');
+  const more = errors.length > MAX_QUOTED_SEED_ERRORS ? `; and ${errors.length - MAX_QUOTED_SEED_ERRORS} more` : '';
+  return ` The publish reported: ${quoted}${more}.`;
+}
+
+/** Judges a seed probe from its object's row count: `seed_not_applied` (none), `row_count_mismatch` (fewer). Pure. */
+export function judgeSeed(probe: SeedProbe, count: ProbeOutcome<number>, report: SeedApplyReport | undefined): BuildIssue | undefined {
+  const { seed, expected } = probe;
+  const artifact = { type: 'seed', name: seed.name };
+  const ref = { type: 'object', name: seed.object };
+  const fix = `Correct the failing records of seed "${seed.name}" (values must fit the field types of object "${seed.object}"; lookups must name an existing record's natural key) and publish again.`;
+  if (!count.ok) {
+    return makeIssue({
+      code: 'seed_not_applied',
+      artifact,
+      ref,
+      message: `Seed "${seed.name}" could not be checked: counting the rows of object "${seed.object}" failed: ${count.error}.${detail(seed.name, report)}`,
+      fix: `Publish object "${seed.object}" so its table exists, then publish seed "${seed.name}" again.`,
+    });
+  }
+  if (expected === 0 || count.value >= expected) return undefined;
+  if (count.value === 0) {
+    return makeIssue({
+      code: 'seed_not_applied',
+      artifact,
+      ref,
+      message: `Seed "${seed.name}" has ${expected} record${expected === 1 ? '' : 's'} for object "${seed.object}", but the object has no rows after publish.${detail(seed.name, report)}`,
+      fix,
+    });
+  }
+  return makeIssue({
+    code: 'row_count_mismatch',
+    artifact,
+    ref,
+    message: `Object "${seed.object}" has ${count.value} row${count.value === 1 ? '' : 's'} after publish, fewer than the ${expected} records of seed "${seed.name}".${detail(seed.name, report)}`,
+    fix,
+  });
+}
