@@ -1,7 +1,7 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import { sortIssues } from '@bvl/build-issue';
 import { lintGraph } from '@bvl/graph-lint';
-import { type ArtifactSet, buildGraph, type Graph } from '@bvl/metadata';
+import { type ArtifactSet, buildGraph, type Graph, rebaseViewPaths } from '@bvl/metadata';
 import { checkRender } from '@bvl/render-contract';
 
 /** The static layers `bvl verify` can run. */
@@ -54,9 +54,11 @@ export function verifyStatic(published: ArtifactSet, drafts: ArtifactSet | undef
   if (layers.has('graph')) all.push(...lintGraph(graph));
   if (layers.has('render')) {
     const render = checkRender(graph);
-    all.push(...render.issues);
+    // A dataset base-field typo is L1's unknown_field; the compiler's report of the same place would count one defect twice.
+    const l1Fields = new Set(all.filter((i) => i.code === 'unknown_field').map((i) => `${i.artifact.type}/${i.artifact.name}${i.path ?? ''}`));
+    all.push(...render.issues.filter((i) => !(i.code === 'dataset_compile_error' && l1Fields.has(`${i.artifact.type}/${i.artifact.name}${i.path ?? ''}`))));
     checked.schemas = render.checked.schemas;
     checked.compiledDatasets = render.checked.compiledDatasets;
   }
-  return { graph, issues: sortIssues(all), checked };
+  return { graph, issues: sortIssues(rebaseViewPaths(graph, all)), checked };
 }

@@ -14,5 +14,5 @@ export { CATALOGUE, type CatalogueEntry, type IssueCode, isCatalogueCode } from 
 export { fingerprint } from './fingerprint.ts';
 export { formatPretty, type PrettyOptions, summaryLine } from './format-pretty.ts';
 export { formatSarif, type LocateArtifact, type SarifOptions } from './format-sarif.ts';
-export { type IssueInput, makeIssue } from './make-issue.ts';
+export { type IssueInput, MAX_NAME_LENGTH, makeIssue } from './make-issue.ts';
 export { compareIssues, sortIssues } from './sort-issues.ts';

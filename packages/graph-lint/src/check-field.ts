@@ -10,6 +10,8 @@ export interface FieldMentionContext {
   readonly subject: string;
   readonly slot: string;
   readonly path: string;
+  /** False when the path names more than this field (no whole-value patch). */
+  readonly patchable?: boolean | undefined;
 }
 
 /**
@@ -22,7 +24,7 @@ export function checkField(graph: Graph, object: ObjectNode, field: string, ctx:
   if (r.ok || r.reason === 'opaque') return undefined;
   const candidates = allFieldNames(r.object);
   const isWhole = r.segment === field;
-  const s = suggest(r.segment, candidates, isWhole ? ctx.path : undefined);
+  const s = suggest(r.segment, candidates, isWhole && ctx.patchable !== false ? ctx.path : undefined);
   const why =
     r.reason === 'unknown'
       ? `object ${q(r.object.name)} has no field ${q(r.segment)}`

@@ -20,6 +20,18 @@ export interface RawArtifact {
   readonly object?: string | undefined;
   /** Views only: the view's key within its object (`board` of `exp_expense.board`). */
   readonly key?: string | undefined;
+  /**
+   * Views only: where the view's config sits inside the document it is stored in (`/listViews/board`
+   * of a container, `/config` of a view item, `` of an inline view); issue paths are rebased on it.
+   */
+  readonly docPrefix?: string | undefined;
+  /**
+   * Views only: the stored document the view came from (a container, or an object's listViews). A
+   * draft of that document replaces all of its views, so a view the draft drops is gone.
+   */
+  readonly container?: string | undefined;
+  /** Refused at load (e.g. nested too deep): the name resolves, but the body is not read. */
+  readonly refused?: boolean | undefined;
 }
 
 /** The loaded artifacts of one stack or folder, plus the problems found while loading. */

@@ -63,9 +63,25 @@ describe('collectStack', () => {
     let deep: unknown = {};
     for (let i = 0; i < 10_000; i++) deep = { a: deep };
     const set = collectStack({ objects: [42, null, 'x', { name: 'ok' }], views: 'nope', dashboards: [{ name: 'd', widgets: [deep] }] });
-    expect(set.artifacts.map((a) => a.name)).toEqual(['ok']);
+    // The too-deep dashboard is refused, but its name still resolves (no cascade of dangling references).
+    expect(set.artifacts.map((a) => [a.name, a.refused ?? false])).toEqual([
+      ['ok', false],
+      ['d', true],
+    ]);
     expect(set.problems.map((p) => p.code)).toEqual(['invalid_artifact', 'invalid_artifact', 'invalid_artifact', 'invalid_artifact', 'invalid_artifact']);
     expect(collectStack([1, 2]).problems[0]!.message).toContain('not a JSON object');
+  });
+
+  it("loads an object's own listViews as views of that object, rebased on the object document", () => {
+    const set = collectStack({ objects: [{ name: 'o', fields: {}, listViews: { mine: { type: 'grid', columns: [] } } }] });
+    expect(set.artifacts.map((a) => [a.type, a.name, a.docPrefix, a.container])).toEqual([
+      ['object', 'o', undefined, undefined],
+      ['view', 'o.mine', '/listViews/mine', 'object:o'],
+    ]);
+  });
+
+  it('names an inline view that already has a dotted name once', () => {
+    expect(collectStack({ views: [{ name: 'o.x', type: 'grid', data: { object: 'o' } }] }).problems[0]!.name).toBe('o.x');
   });
 
   it('accepts the record form { name: body }', () => {

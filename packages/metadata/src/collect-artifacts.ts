@@ -59,6 +59,9 @@ export class ArtifactCollector {
         `The ${type} body is nested more than ${MAX_DEPTH} levels deep; bvl refuses to read it.`,
         'Flatten the artifact: no real metadata nests this deep.',
       );
+      // The name still resolves (no cascade of dangling references), but the body is never read.
+      const name = nameOf(type, body) ?? fallbackName;
+      if (type !== 'view') this.push({ type, name, body: {}, source, draft: this.draft, refused: true });
       return;
     }
     if (!isRecord(body)) {
@@ -79,7 +82,27 @@ export class ArtifactCollector {
       this.seedCount.set(object, n);
       return this.push({ type, name: n === 1 ? object : `${object}#${n}`, body, source, draft: this.draft });
     }
-    this.push({ type, name: str(body.name) ?? fallbackName, body, source, draft: this.draft });
+    const name = str(body.name) ?? fallbackName;
+    this.push({ type, name, body, source, draft: this.draft });
+    // An object may declare list views itself (ObjectSchema `listViews`); they are views like any other.
+    if (type === 'object' && isRecord(body.listViews)) {
+      for (const [key, config] of Object.entries(body.listViews)) {
+        const pointerInDoc = pointer('listViews', key);
+        if (!isRecord(config)) continue;
+        this.push({
+          type: 'view',
+          name: `${name}.${key}`,
+          body: config,
+          source: { ...source, pointer: source.pointer + pointerInDoc },
+          draft: this.draft,
+          viewKind: 'list',
+          object: bindingOf(config) ?? name,
+          key,
+          docPrefix: pointerInDoc,
+          container: `object:${name}`,
+        });
+      }
+    }
   }
 
   /** The collected set. */
@@ -102,6 +125,7 @@ export class ArtifactCollector {
         viewKind: kind,
         object,
         key,
+        docPrefix: pointer('config'),
       });
     }
     const isContainer = ['list', 'form', 'listViews', 'formViews'].some((k) => k in body);
@@ -110,13 +134,13 @@ export class ArtifactCollector {
     if (body.viewKind === 'list' || body.viewKind === 'form') {
       const object = str(body.object) ?? bindingOf(body);
       const [nameObject, key] = splitViewName(str(body.name), object, fallbackName);
-      return this.push({ type: 'view', name: `${nameObject}.${key}`, body, source, draft: this.draft, viewKind: body.viewKind, object, key });
+      return this.push({ type: 'view', name: `${nameObject}.${key}`, body, source, draft: this.draft, viewKind: body.viewKind, object, key, docPrefix: '' });
     }
     const object = str(body.object) ?? bindingOf(body);
     this.problem(
       'invalid_artifact',
       'view',
-      object ? `${object}.${str(body.name) ?? 'default'}` : fallbackName,
+      str(body.name)?.includes('.') ? str(body.name)! : object ? `${object}.${str(body.name) ?? 'default'}` : fallbackName,
       source,
       'This view body is neither a container ({list, listViews, form, formViews}), a view item ({name, object, viewKind, config}) nor an inline view with object and viewKind; it parses to an empty container and nothing renders.',
       object
@@ -129,7 +153,7 @@ export class ArtifactCollector {
     const containerObject =
       str(body.object) ?? (isRecord(body.list) ? bindingOf(body.list) : undefined) ?? (isRecord(body.form) ? bindingOf(body.form) : undefined);
     const taken = new Set<string>();
-    const items: Array<{ key: string; kind: 'list' | 'form'; config: unknown; pointer: string }> = [];
+    const items: Array<{ key: string; kind: 'list' | 'form'; config: unknown; pointer: string; inDoc: string }> = [];
     const take = (key: string): string => {
       let k = key;
       for (let n = 2; taken.has(k); n++) k = `${key}_${n}`;
@@ -150,13 +174,16 @@ export class ArtifactCollector {
         );
         return;
       }
-      for (const [key, config] of Object.entries(map)) items.push({ key: take(key), kind, config, pointer: childPointer(source.pointer, mapKey, key) });
+      for (const [key, config] of Object.entries(map))
+        items.push({ key: take(key), kind, config, pointer: childPointer(source.pointer, mapKey, key), inDoc: pointer(mapKey, key) });
     };
     family('listViews', 'list');
     // The default list claims `<object>.default`; a colliding key is renamed `<key>_2`, as ObjectStack does.
-    if (body.list !== undefined) items.push({ key: take('default'), kind: 'list', config: body.list, pointer: childPointer(source.pointer, 'list') });
+    if (body.list !== undefined)
+      items.push({ key: take('default'), kind: 'list', config: body.list, pointer: childPointer(source.pointer, 'list'), inDoc: pointer('list') });
     family('formViews', 'form');
-    if (body.form !== undefined) items.push({ key: take('form'), kind: 'form', config: body.form, pointer: childPointer(source.pointer, 'form') });
+    if (body.form !== undefined)
+      items.push({ key: take('form'), kind: 'form', config: body.form, pointer: childPointer(source.pointer, 'form'), inDoc: pointer('form') });
     if (items.length === 0) {
       this.problem(
         'invalid_artifact',
@@ -191,6 +218,8 @@ export class ArtifactCollector {
         viewKind: item.kind,
         object,
         key: item.key,
+        docPrefix: item.inDoc,
+        container: `container:${containerObject ?? fallbackName}`,
       });
     }
   }
@@ -290,7 +319,7 @@ export function collectFolder(files: readonly FolderFile[], options: { readonly 
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const f of sorted) {
     const [dir] = f.path.split('/');
-    const type = dir ? FOLDER_DIRS[dir] : undefined;
+    const type = dir && Object.hasOwn(FOLDER_DIRS, dir) ? FOLDER_DIRS[dir] : undefined;
     if (!type || !f.path.endsWith('.json')) continue;
     const stem = f.path.slice(f.path.lastIndexOf('/') + 1, -'.json'.length);
     const file = options.root ? `${options.root}/${f.path}` : f.path;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectStack } from './collect-artifacts.ts';
-import { allFieldNames, buildGraph, resolveField } from './graph.ts';
+import { allFieldNames, buildGraph, rebaseViewPaths, resolveField } from './graph.ts';
 
 const base = {
   objects: [{ name: 'o', fields: { title: { type: 'text' }, status: { type: 'select', options: [{ label: 'A', value: 'a' }] } } }],
@@ -32,6 +32,33 @@ describe('buildGraph: the draft overlay', () => {
     const { graph } = buildGraph(collectStack(base), drafts);
     expect(graph.views.get('o.default')!.list!.type).toBe('list');
     expect(graph.viewsByObject.get('o')!.get('default')!.draft).toBe(true);
+  });
+
+  it('a draft container replaces the whole published container: a view it drops is gone', () => {
+    const published = collectStack({
+      views: [{ list: { data: { object: 'o' }, columns: [] }, listViews: { board: { type: 'kanban', data: { object: 'o' } } } }],
+    });
+    const drafts = collectStack({ views: [{ list: { data: { object: 'o' }, columns: ['title'] } }] }, { draft: true });
+    expect([...buildGraph(published, drafts).graph.views.keys()]).toEqual(['o.default']);
+  });
+
+  it('rebases view issue paths and patches onto the stored document', () => {
+    const { graph } = buildGraph(
+      collectStack({ views: [{ listViews: { board: { data: { object: 'o' } } } }, { name: 'o.item', object: 'o', viewKind: 'list', config: {} }] }),
+    );
+    const issue = (name: string) => ({
+      layer: 'graph' as const,
+      severity: 'error' as const,
+      artifact: { type: 'view', name },
+      code: 'unknown_field',
+      message: 'm',
+      path: '/columns/0',
+      patch: [{ op: 'replace' as const, path: '/columns/0', value: 'x' }],
+    });
+    expect(rebaseViewPaths(graph, [issue('o.board'), issue('o.item')]).map((i) => [i.path, i.patch?.[0]?.path])).toEqual([
+      ['/listViews/board/columns/0', '/listViews/board/columns/0'],
+      ['/config/columns/0', '/config/columns/0'],
+    ]);
   });
 
   it('does not report a published artifact problem once a draft replaces it', () => {
@@ -100,6 +127,33 @@ describe('buildGraph: schemas', () => {
     expect(resolveField(graph.objects.get('b')!, 'created_at')?.def.type).toBe('datetime');
     expect(graph.objects.get('sys_user')!.platform).toBe(true);
     expect(allFieldNames(graph.objects.get('sys_user')!)).toContain('email');
+  });
+
+  it('keeps fields named like Object.prototype members (the record parse would drop __proto__)', () => {
+    const { graph, issues } = buildGraph(
+      collectStack(JSON.parse('{"objects":[{"name":"o","fields":{"__proto__":{"type":"text"},"constructor":{"type":"text"}}}]}')),
+    );
+    expect(issues).toEqual([]);
+    expect([...graph.objects.get('o')!.fields.keys()]).toEqual(['__proto__', 'constructor']);
+  });
+
+  it('reports a measure or dimension declared twice in a dataset', () => {
+    const { issues } = buildGraph(
+      collectStack({
+        datasets: [
+          {
+            name: 'd',
+            object: 'o',
+            dimensions: [
+              { name: 's', field: 'a' },
+              { name: 's', field: 'b' },
+            ],
+            measures: [],
+          },
+        ],
+      }),
+    );
+    expect(issues.map((i) => [i.code, i.ref?.member, i.path])).toEqual([['duplicate_artifact', 's', '/dimensions/1/name']]);
   });
 
   it('normalizes seed aliases (rows → records, key → externalId)', () => {

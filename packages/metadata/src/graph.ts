@@ -64,6 +64,8 @@ export interface ViewNode extends NodeBase {
   readonly kind: 'list' | 'form';
   readonly list?: ListViewDef | undefined;
   readonly form?: FormViewDef | undefined;
+  /** Where the config sits in its stored document; see {@link rebaseViewPaths}. */
+  readonly docPrefix: string;
 }
 
 export interface WidgetNode {
@@ -143,7 +145,10 @@ const zodMessage = (error: z.ZodError): { message: string; path: Array<string | 
  */
 export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet): GraphBuild {
   const merged = new Map<string, RawArtifact>();
-  for (const a of published.artifacts) merged.set(artifactKey(a.type, a.name), a);
+  // A draft of a stored view document (a container, an object's listViews) replaces all of its
+  // views: a view the draft drops must be gone, not silently kept from the published set.
+  const redrafted = new Set((drafts?.artifacts ?? []).flatMap((a) => (a.container ? [a.container] : a.type === 'object' ? [`object:${a.name}`] : [])));
+  for (const a of published.artifacts) if (!(a.container && redrafted.has(a.container))) merged.set(artifactKey(a.type, a.name), a);
   const replaced = new Set<string>();
   for (const a of drafts?.artifacts ?? []) {
     const k = artifactKey(a.type, a.name);
@@ -176,6 +181,7 @@ class GraphBuilder {
 
   add(a: RawArtifact): void {
     this.sources.set(artifactKey(a.type, a.name), a.source);
+    if (a.refused) return this.addRefused(a);
     switch (a.type) {
       case 'object':
         return this.addObject(a);
@@ -220,6 +226,44 @@ class GraphBuilder {
     };
   }
 
+  /** A body refused at load: register the name as an invalid node so references to it still resolve. */
+  private addRefused(a: RawArtifact): void {
+    const base = { name: a.name, draft: a.draft, invalid: true, source: a.source } as const;
+    switch (a.type) {
+      case 'object':
+        return void this.objects.set(a.name, { ...base, type: 'object', def: { name: a.name }, fields: new Map(), platform: false });
+      case 'view':
+        return;
+      case 'dashboard':
+        return void this.dashboards.set(a.name, { ...base, type: 'dashboard', def: { name: a.name, widgets: [] }, widgets: [] });
+      case 'dataset':
+        return void this.datasets.set(a.name, {
+          ...base,
+          type: 'dataset',
+          def: { name: a.name, dimensions: [], measures: [] },
+          object: undefined,
+          measures: new Map(),
+          dimensions: new Map(),
+        });
+      case 'app':
+        return void this.apps.set(a.name, { ...base, type: 'app', def: { name: a.name } });
+      case 'seed':
+        return void this.seeds.set(a.name, {
+          ...base,
+          type: 'seed',
+          object: a.name.split('#')[0]!,
+          def: { object: a.name, records: [] },
+          externalId: ['name'],
+          mode: 'upsert',
+        });
+      case 'report':
+      case 'page':
+        return void (a.type === 'report' ? this.reports : this.pages).set(a.name, { ...base, type: a.type });
+      default:
+        return assertNever(a.type);
+    }
+  }
+
   private invalid(a: RawArtifact, error: z.ZodError, prefix = '', member?: string): void {
     const { message, path } = zodMessage(error);
     const where = path.length ? ` at ${prefix}${pointer(...path)}` : prefix ? ` at ${prefix}` : '';
@@ -254,8 +298,9 @@ class GraphBuilder {
       return;
     }
     const def = shell.data as ObjectDef;
-    const rawFields = shell.data.fields ?? {};
-    const parsedFields: Record<string, FieldDef> = {};
+    const rawBodyFields = (a.body as { fields?: unknown }).fields;
+    const rawFields = rawBodyFields && typeof rawBodyFields === 'object' && !Array.isArray(rawBodyFields) ? (rawBodyFields as Record<string, unknown>) : {};
+    const parsedFields: Record<string, FieldDef> = Object.create(null);
     for (const [name, raw] of Object.entries(rawFields)) {
       const nameOk = SnakeName.safeParse(name);
       if (!nameOk.success) {
@@ -290,6 +335,7 @@ class GraphBuilder {
       draft: a.draft,
       invalid: !parsed.success,
       source: a.source,
+      docPrefix: a.docPrefix ?? '',
     };
     this.views.set(a.name, node);
     if (a.object) {
@@ -364,9 +410,24 @@ class GraphBuilder {
     }
     const def = d.data;
     const measures = new Map<string, MeasureDef>();
-    for (const m of def.measures) if (!measures.has(m.name)) measures.set(m.name, m);
     const dimensions = new Map<string, DimensionDef>();
-    for (const dim of def.dimensions) if (!dimensions.has(dim.name)) dimensions.set(dim.name, dim);
+    const once = <T extends { name: string }>(list: readonly T[], map: Map<string, T>, key: 'measures' | 'dimensions') =>
+      list.forEach((item, i) => {
+        if (!map.has(item.name)) return void map.set(item.name, item);
+        this.issues.push(
+          makeIssue({
+            code: 'duplicate_artifact',
+            artifact: { type: 'dataset', name: a.name },
+            ref: { type: 'dataset', name: a.name, member: item.name },
+            message: `Dataset "${a.name}" declares ${key === 'measures' ? 'measure' : 'dimension'} "${item.name}" twice (${key} ${list.findIndex((x) => x.name === item.name)} and ${i}); only the first is used, so widgets may read the wrong one.`,
+            fix: `Rename or remove ${key}[${i}] of dataset "${a.name}".`,
+            path: pointer(key, i, 'name'),
+            draft: a.draft,
+          }),
+        );
+      });
+    once(def.measures, measures, 'measures');
+    once(def.dimensions, dimensions, 'dimensions');
     this.datasets.set(a.name, {
       type: 'dataset',
       name: a.name,
@@ -489,3 +550,27 @@ export function optionValues(field: FieldDef): string[] | undefined {
 }
 
 export { childPointer };
+
+/** Prefixes an RFC 6901 pointer. */
+const rebase = (prefix: string, path: string): string => prefix + path;
+
+/**
+ * Rules report a view's paths relative to its config (the ListView/FormView body). An agent patches
+ * the document the view is stored in — a container, a view item, an object's listViews — so
+ * `verify` rebases view issue paths and patches onto that document (`/columns/0` of
+ * `exp_expense.board` becomes `/listViews/board/columns/0`).
+ */
+export function rebaseViewPaths(graph: Graph, issues: readonly BuildIssue[]): BuildIssue[] {
+  return issues.map((issue) => {
+    if (issue.artifact.type !== 'view') return issue;
+    const prefix = graph.views.get(issue.artifact.name)?.docPrefix;
+    if (!prefix) return issue;
+    const out: BuildIssue = { ...issue };
+    if (issue.path !== undefined) out.path = rebase(prefix, issue.path);
+    if (issue.patch)
+      out.patch = issue.patch.map((op) =>
+        'from' in op ? { ...op, path: rebase(prefix, op.path), from: rebase(prefix, op.from) } : { ...op, path: rebase(prefix, op.path) },
+      );
+    return out;
+  });
+}

@@ -26,6 +26,7 @@ export {
   type ObjectNode,
   optionValues,
   RELATION_TYPES,
+  rebaseViewPaths,
   referenceOf,
   resolveField,
   type SeedNode,

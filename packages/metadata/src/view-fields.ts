@@ -7,10 +7,12 @@ export interface FieldMention {
   readonly path: string;
   /** What kind of slot mentions it, for messages: "column", "filter", "sort", … */
   readonly slot: string;
+  /** False when the pointer names more than this field (a legacy `"a desc, b"` sort string): no whole-value patch then. */
+  readonly patchable?: boolean;
 }
 
 /** Sort entries in the canonical `{field, order}` form; the legacy `"field desc"` string is accepted. */
-export function normalizeSort(sort: ListViewDef['sort']): Array<{ field: string; order: 'asc' | 'desc'; path: string }> {
+export function normalizeSort(sort: ListViewDef['sort']): Array<{ field: string; order: 'asc' | 'desc'; path: string; patchable: boolean }> {
   if (sort === undefined) return [];
   const entries =
     typeof sort === 'string'
@@ -23,10 +25,10 @@ export function normalizeSort(sort: ListViewDef['sort']): Array<{ field: string;
     const path = typeof sort === 'string' ? pointer('sort') : pointer('sort', i, ...(typeof e === 'string' ? [] : ['field']));
     if (typeof e === 'string') {
       const [field = '', dir = 'asc'] = e.trim().split(/\s+/);
-      return { field, order: dir.toLowerCase() === 'desc' ? 'desc' : 'asc', path };
+      return { field, order: dir.toLowerCase().startsWith('desc') ? 'desc' : 'asc', path, patchable: typeof sort !== 'string' };
     }
     const dir = (e.order ?? e.direction ?? 'asc').toLowerCase();
-    return { field: e.field, order: dir === 'desc' ? 'desc' : 'asc', path };
+    return { field: e.field, order: dir.startsWith('desc') ? 'desc' : 'asc', path, patchable: true };
   });
 }
 
@@ -63,7 +65,7 @@ export const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
 /** Every field a list view names: columns, filter, sort, searchable, grouping and per-type blocks. */
 export function listViewFieldMentions(view: ListViewDef): FieldMention[] {
   const out: FieldMention[] = [...listColumns(view), ...listFilterFields(view)];
-  for (const s of normalizeSort(view.sort)) out.push({ field: s.field, path: s.path, slot: 'sort' });
+  for (const s of normalizeSort(view.sort)) out.push({ field: s.field, path: s.path, slot: 'sort', patchable: s.patchable });
   (view.searchableFields ?? []).forEach((f, i) => out.push({ field: f, path: pointer('searchableFields', i), slot: 'searchable field' }));
   (view.grouping?.fields ?? []).forEach((g, i) =>
     out.push(

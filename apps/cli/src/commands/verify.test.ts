@@ -42,8 +42,9 @@ describe('bvl verify', () => {
     const report = JSON.parse(r.out);
     expect(report.checked).toMatchObject({ schemas: 9, compiledDatasets: 1 });
     const six = report.issues.find((i: any) => i.code === 'typeless_schema');
-    expect(six).toMatchObject({ layer: 'render', artifact: { type: 'view', name: 'exp_expense.recent' }, path: '/type', draft: true });
-    expect(six.patch).toEqual([{ op: 'replace', path: '/type', value: 'grid' }]);
+    // The draft is stored as a view item, so the path and patch address its config inside that document.
+    expect(six).toMatchObject({ layer: 'render', artifact: { type: 'view', name: 'exp_expense.recent' }, path: '/config/type', draft: true });
+    expect(six.patch).toEqual([{ op: 'replace', path: '/config/type', value: 'grid' }]);
     expect(report.issues.map((i: any) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'typeless_schema']);
   });
 

@@ -19,6 +19,17 @@ describe(rule.meta.name, () =>
           );
         },
       },
+      {
+        name: 'item types named like prototype members are not targets',
+        stack: (s) => s.apps[0].navigation.push({ id: 'c', type: 'constructor' }, { id: 't', type: 'toString' }),
+      },
+      {
+        name: "an object's own listViews are nav targets",
+        stack: (s) => {
+          s.objects[1].listViews = { mine: { type: 'grid', columns: ['title'] } };
+          s.apps[0].navigation.push({ id: 'm', type: 'object', objectName: 'exp_expense', viewName: 'mine' });
+        },
+      },
       { name: 'areas', stack: (s) => (s.apps[0].areas = [{ id: 'a', navigation: [{ id: 'x', type: 'dashboard', dashboardName: 'exp_spending' }] }]) },
     ],
     invalid: [

@@ -35,7 +35,7 @@ export default defineRule({
 });
 
 function* checkItem(graph: Graph, app: string, item: NavItemDef, at: string): Generator<Finding> {
-  if (!(item.type in TARGET_KEY)) return;
+  if (typeof item.type !== 'string' || !Object.hasOwn(TARGET_KEY, item.type)) return;
   const kind = item.type as TargetKind;
   const key = TARGET_KEY[kind] as string;
   const label = `Navigation item ${q(item.id ?? at)} of app ${q(app)}`;

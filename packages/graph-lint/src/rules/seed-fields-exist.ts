@@ -20,6 +20,23 @@ export default defineRule({
         }
       });
       const candidates = allFieldNames(obj);
+      for (const [k, ext] of seed.externalId.entries()) {
+        if (resolveField(obj, ext)) continue;
+        const path = Array.isArray(seed.def.externalId) ? pointer('externalId', k) : pointer('externalId');
+        const s = suggest(ext, candidates, path);
+        yield {
+          code: 'unknown_field',
+          artifact: { type: 'seed', name: seed.name },
+          ref: { type: 'object', name: obj.name, member: ext },
+          message: `Seed ${q(seed.name)} keys its records by ${q(ext)}${seed.def.externalId === undefined ? ' (the default externalId)' : ''}, but object ${q(obj.name)} has no such field (it has: ${listing(candidates)}); no record can be upserted or referenced by that key.${didYouMeanText(s.suggestions)}`,
+          fix:
+            seed.def.externalId === undefined
+              ? `Set the seed's externalId to a unique field of ${q(obj.name)}.`
+              : `Point externalId at a field of ${q(obj.name)}${s.suggestions?.length ? `, e.g. ${q(s.suggestions[0])}` : ''}.`,
+          path: seed.def.externalId === undefined ? '' : path,
+          ...(seed.def.externalId === undefined ? (s.suggestions ? { suggestions: s.suggestions } : {}) : s),
+        };
+      }
       for (const [key, i] of firstAt) {
         const n = count.get(key) ?? 1;
         const s = suggest(key, candidates, undefined);

@@ -19,6 +19,7 @@ describe(rule.meta.name, () =>
         drafts: (b) => ({ data: [{ ...b.data[0], records: [...b.data[0].records, { name: 'Office' }] }] }),
       },
       { name: 'null lookup', stack: (s) => (s.data[1].records[0].category = null) },
+      { name: "a target seed keyed by a missing field is that seed's unknown_field, not a cascade here", stack: (s) => (s.data[0].externalId = 'nme') },
     ],
     invalid: [
       {

@@ -15,8 +15,14 @@ function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Se
   }
   const keys = new Set<string>();
   const by = new Set<string>();
+  const target = graph.objects.get(object);
   for (const s of seeds) {
     const field = s.externalId.length === 1 ? s.externalId[0]! : 'name';
+    // A key field the object lacks is the target seed's own unknown_field; judging lookups against it would only cascade.
+    if (!target || target.invalid || !resolveField(target, field)) {
+      cache.set(object, null);
+      return null;
+    }
     by.add(field);
     for (const r of s.def.records) {
       const v = r[field];

@@ -22,6 +22,11 @@ describe(rule.meta.name, () =>
     ],
     invalid: [
       {
+        name: 'hostile object value does not crash the rule',
+        stack: (s) => (s.data[1].records[0].status = { toString: 1, valueOf: 2 }),
+        errors: [{ code: 'seed_value_not_in_options', artifact: 'seed/exp_expense', path: '/records/0/status' }],
+      },
+      {
         name: 'label instead of value gets a patch',
         stack: (s) => (s.data[1].records[0].status = 'Approved'),
         errors: [

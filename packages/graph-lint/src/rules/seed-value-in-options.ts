@@ -41,7 +41,7 @@ export default defineRule({
             : [[value, pointer('records', i, key)] as const];
           for (const [v, path] of values) {
             if (v === null || v === undefined || (typeof v === 'object' && 'dialect' in v)) continue;
-            const s = String(v);
+            const s = typeof v === 'object' ? (JSON.stringify(v) ?? 'null') : String(v);
             if (allowed.has(s)) continue;
             const fixValue =
               labels.get(s.toLowerCase()) ?? [...allowed].find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));

@@ -51,6 +51,19 @@ describe(rule.meta.name, () =>
         errors: [{ code: 'unknown_field', artifact: 'view/exp_report.default', path: '/sort' }],
       },
       {
+        name: 'every entry of a legacy sort string is judged, and no whole-string patch is offered',
+        stack: (s) => (s.views[1].list.sort = 'cod asc, stte desc'),
+        errors: [
+          { code: 'unknown_field', artifact: 'view/exp_report.default', path: '/sort', suggestion: 'code' },
+          { code: 'unknown_field', artifact: 'view/exp_report.default', path: '/sort' }, // suggests "state"
+        ],
+      },
+      {
+        name: "an object's own listViews are checked too",
+        stack: (s) => (s.objects[2].listViews = { mine: { type: 'grid', columns: ['cde'] } }),
+        errors: [{ code: 'unknown_field', artifact: 'view/exp_report.mine', path: '/columns/0' }],
+      },
+      {
         name: 'dotted path through a non-lookup',
         stack: (s) => s.views[0].list.columns.push('title.name'),
         errors: [{ code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/columns/5' }],

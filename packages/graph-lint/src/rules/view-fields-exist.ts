@@ -34,9 +34,16 @@ export default defineRule({
       }
       const seen = new Set<string>();
       for (const m of mentions) {
-        if (seen.has(m.path)) continue;
-        seen.add(m.path);
-        const f = checkField(graph, obj, m.field, { artifact: { type: 'view', name: v.name }, subject: `View ${q(v.name)}`, slot: m.slot, path: m.path });
+        const key = `${m.path}\u0000${m.field}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const f = checkField(graph, obj, m.field, {
+          artifact: { type: 'view', name: v.name },
+          subject: `View ${q(v.name)}`,
+          slot: m.slot,
+          path: m.path,
+          patchable: m.patchable,
+        });
         if (f) yield f;
       }
     }
