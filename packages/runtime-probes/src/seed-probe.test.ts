@@ -1,0 +1,66 @@
+import type { SeedNode } from '@bvl/metadata';
+import { describe, expect, it } from 'vitest';
+import { graphOf } from '../test/graphs.ts';
+import { expectedRows, judgeSeed, type SeedApplyReport, type SeedProbe } from './seed-probe.ts';
+
+const seedOf = (seed: Record<string, unknown>): SeedNode =>
+  graphOf({ objects: [{ name: 'o', fields: { name: { type: 'text' }, a: { type: 'text' }, b: { type: 'text' } } }], data: [seed] }).seeds.get('o')!;
+
+describe('expectedRows', () => {
+  const table: Array<[string, Record<string, unknown>, number]> = [
+    ['one row per distinct key', { object: 'o', records: [{ name: 'x' }, { name: 'y' }, { name: 'x' }] }, 2],
+    ['a record without its key is its own row', { object: 'o', records: [{ name: 'x' }, {}, {}] }, 3],
+    [
+      'composite keys',
+      {
+        object: 'o',
+        externalId: ['a', 'b'],
+        records: [
+          { a: 1, b: 1 },
+          { a: 1, b: 2 },
+          { a: 1, b: 1 },
+        ],
+      },
+      2,
+    ],
+    ["every record under 'insert'", { object: 'o', mode: 'insert', records: [{ name: 'x' }, { name: 'x' }] }, 2],
+  ];
+  it.each(table)('%s', (_label, seed, n) => expect(expectedRows(seedOf(seed))).toBe(n));
+});
+
+describe('judgeSeed', () => {
+  const probe: SeedProbe = { seed: seedOf({ object: 'o', records: [{ name: 'x' }, { name: 'y' }, { name: 'z' }] }), expected: 3 };
+  const report: SeedApplyReport = {
+    errors: [
+      { seed: 'o', object: 'o', recordIndex: 1, field: 'a', message: 'row not written: invalid input syntax for type numeric: "abc"' },
+      { seed: 'other', object: 'x', recordIndex: 0, message: 'unrelated' },
+    ],
+  };
+  it('passes when the object has at least the seeded rows', () => expect(judgeSeed(probe, { ok: true, value: 4 }, report)).toBeUndefined());
+  it('no rows: seed_not_applied, quoting the publish report for this seed only', () => {
+    const issue = judgeSeed(probe, { ok: true, value: 0 }, report)!;
+    expect(issue).toMatchObject({
+      layer: 'runtime',
+      severity: 'error',
+      code: 'seed_not_applied',
+      artifact: { type: 'seed', name: 'o' },
+      ref: { type: 'object', name: 'o' },
+    });
+    expect(issue.message).toBe(
+      'Seed "o" has 3 records for object "o", but the object has no rows after publish. The publish reported: record 1 (field "a"): row not written: invalid input syntax for type numeric: "abc".',
+    );
+    expect(issue.fix).toMatch(/Correct the failing records of seed "o"/);
+  });
+  it('fewer rows: row_count_mismatch', () =>
+    expect(judgeSeed(probe, { ok: true, value: 2 }, report)).toMatchObject({
+      code: 'row_count_mismatch',
+      message: expect.stringMatching(/has 2 rows after publish, fewer than the 3 records of seed "o"/),
+    }));
+  it('says when the publish reported nothing for the seed', () =>
+    expect(judgeSeed(probe, { ok: true, value: 0 }, { errors: [] })?.message).toMatch(/reported no record error/));
+  it('a failed count is seed_not_applied with the database error', () =>
+    expect(judgeSeed(probe, { ok: false, error: 'relation "t_x.o" does not exist' }, undefined)).toMatchObject({
+      code: 'seed_not_applied',
+      message: expect.stringMatching(/counting the rows of object "o" failed: relation "t_x.o" does not exist/),
+    }));
+});
