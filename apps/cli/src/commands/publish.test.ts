@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildGraph, readSource } from '@bvl/metadata';
+import { createProbeEngine, dropTenant, openPlatform, type Platform, platformOptionsFromEnv, publishPackage, stageDrafts, tenantSchema } from '@bvl/platform';
+import { runProbes } from '@bvl/runtime-probes';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../cli-io.ts';
+import { recordingIo } from '../test-io.ts';
+import { publishCommand } from './publish.ts';
+
+// Runs on PGlite under a temporary cwd (<cwd>/.bvl/data), or on PostgreSQL when DATABASE_URL is
+// set. Every test publishes into its own tenant, so parallel runs never share tables.
+const CORPORA = '/work/shared/corpora/objectstack';
+const EXAMPLE = join(import.meta.dirname, '../../../../examples/expense-tracker');
+const env = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {};
+let cwd: string;
+const tenantsMade: string[] = [];
+const tenant = () => {
+  const t = `cli_${process.pid}_${randomBytes(3).toString('hex')}`;
+  tenantsMade.push(t);
+  return t;
+};
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'bvl-publish-'));
+});
+afterAll(async () => {
+  if (env.DATABASE_URL) {
+    const p = await openPlatform({ databaseUrl: env.DATABASE_URL });
+    for (const t of tenantsMade) await dropTenant(p, t);
+    await p.close();
+  }
+  await rm(cwd, { recursive: true, force: true });
+});
+
+async function publish(args: string[], io = recordingIo(cwd, env)) {
+  const code = await publishCommand(args, io);
+  return { code, io, json: () => JSON.parse(io.out()) };
+}
+async function stackFile(doc: unknown): Promise<string> {
+  const file = join(cwd, `stack-${randomBytes(4).toString('hex')}.json`);
+  await writeFile(file, JSON.stringify(doc));
+  return file;
+}
+
+describe('bvl publish', { timeout: 120_000 }, () => {
+  // Every corpus publishes and probes clean; checked equals the artifacts the stack holds.
+  const corpora: Array<[string, number, { seeds: number; views: number; widgets: number; objects: number }]> = [
+    ['app-todo', 8, { seeds: 1, views: 3, widgets: 8, objects: 1 }],
+    ['app-crm', 28, { seeds: 5, views: 13, widgets: 6, objects: 6 }],
+    ['app-showcase', 132, { seeds: 19, views: 36, widgets: 37, objects: 25 }],
+  ];
+  it.each(corpora)('%s publishes and probes with no runtime issue', async (name, records, probed) => {
+    const r = await publish([`${CORPORA}/${name}.stack.json`, '--tenant', tenant(), '--package', name, '--format', 'json']);
+    const out = r.json();
+    expect(r.io.err()).toBe('');
+    expect(out).toMatchObject({ ok: true, outcome: 'published', seedApplied: { success: true, inserted: records, errors: [] } });
+    expect(out.issues.filter((i: { layer: string }) => i.layer === 'runtime')).toEqual([]);
+    expect(out.probes.checked).toEqual(probed);
+    expect(out.probes.total).toEqual(probed);
+    expect(out.probes).toMatchObject({ skipped: [], unavailable: {} });
+    expect(out.checked).toMatchObject({ seeds: probed.seeds, views: probed.views, widgets: probed.widgets });
+    expect(r.code).toBe(EXIT.clean);
+  });
+
+  it('refuses while L1/L2 has an error, lists them, and never touches the database', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'bvl-refuse-'));
+    const r = await publish([`${EXAMPLE}/app`, '--drafts', `${EXAMPLE}/drafts`, '--format', 'json', '--tenant', tenant()], recordingIo(fresh, {}));
+    expect(r.code).toBe(EXIT.errors);
+    const out = r.json();
+    expect(out).toMatchObject({ ok: false, outcome: 'refused' });
+    expect(out.issues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['dangling_dataset', 'unknown_measure', 'typeless_schema']));
+    expect(out.seedApplied).toBeUndefined();
+    expect(existsSync(join(fresh, '.bvl'))).toBe(false);
+    await rm(fresh, { recursive: true, force: true });
+  });
+
+  const OBJECTS = [
+    {
+      name: 'exp',
+      label: 'Expense',
+      fields: {
+        title: { type: 'text' },
+        amount: { type: 'currency' },
+        status: {
+          type: 'select',
+          options: [
+            { label: 'Draft', value: 'draft' },
+            { label: 'Paid', value: 'paid' },
+            { label: 'Archived', value: 'archived' },
+          ],
+        },
+      },
+    },
+  ];
+  const METRICS = {
+    name: 'exp_metrics',
+    label: 'Metrics',
+    object: 'exp',
+    dimensions: [{ name: 'status', field: 'status' }],
+    measures: [{ name: 'n', aggregate: 'count' }],
+  };
+
+  it('incident #3/#5: seed rows that fail to insert give an honest seedApplied and seed_not_applied', async () => {
+    const file = await stackFile({
+      objects: OBJECTS,
+      data: [
+        {
+          object: 'exp',
+          externalId: 'title',
+          records: [
+            { title: 'Taxi', amount: 'abc' },
+            { title: 'Hotel', amount: '12,50' },
+          ],
+        },
+      ],
+    });
+    const r = await publish([file, '--format', 'json', '--tenant', tenant()]);
+    expect(r.code).toBe(EXIT.errors);
+    const out = r.json();
+    expect(out).toMatchObject({ ok: false, outcome: 'published', seedApplied: { success: false, inserted: 0 } });
+    expect(out.seedApplied.errors).toEqual([
+      { seed: 'exp', object: 'exp', recordIndex: 0, field: 'amount', message: 'row not written: invalid input syntax for type numeric: "abc"' },
+      { seed: 'exp', object: 'exp', recordIndex: 1, field: 'amount', message: 'row not written: invalid input syntax for type numeric: "12,50"' },
+    ]);
+    const [issue] = out.issues;
+    expect(issue).toMatchObject({ layer: 'runtime', severity: 'error', code: 'seed_not_applied', artifact: { type: 'seed', name: 'exp' } });
+    expect(issue.message).toBe(
+      'Seed "exp" has 2 records for object "exp", but the object has no rows after publish. The publish reported: record 0 (field "amount"): row not written: invalid input syntax for type numeric: "abc"; record 1 (field "amount"): row not written: invalid input syntax for type numeric: "12,50".',
+    );
+  });
+
+  it('incident #4: a widget whose real query returns nothing on a populated object is empty_query, with its SQL', async () => {
+    const file = await stackFile({
+      objects: OBJECTS,
+      datasets: [METRICS],
+      dashboards: [
+        {
+          name: 'spend',
+          label: 'Spend',
+          widgets: [{ id: 'archived_by_status', type: 'bar', dataset: 'exp_metrics', dimensions: ['status'], values: ['n'], filter: { status: 'archived' } }],
+        },
+      ],
+      data: [
+        {
+          object: 'exp',
+          externalId: 'title',
+          records: [
+            { title: 'Taxi', amount: 12, status: 'paid' },
+            { title: 'Hotel', amount: 90, status: 'draft' },
+          ],
+        },
+      ],
+    });
+    const t = tenant();
+    const r = await publish([file, '--format', 'json', '--tenant', t]);
+    expect(r.code).toBe(EXIT.errors);
+    const out = r.json();
+    expect(out.seedApplied).toMatchObject({ success: true, inserted: 2 });
+    expect(out.issues).toHaveLength(1);
+    expect(out.issues[0]).toMatchObject({
+      code: 'empty_query',
+      artifact: { type: 'dashboard', name: 'spend' },
+      ref: { type: 'dashboard', name: 'spend', member: 'archived_by_status' },
+      path: '/widgets/0',
+    });
+    expect(out.issues[0].message).toContain(
+      `while object "exp" has 2 rows: the widget renders empty. SQL: select "exp"."status" as "status", (count(*))::int as "n" from "${tenantSchema(t)}"."exp" as "exp" where "exp"."status" = $1`,
+    );
+    expect(out.issues[0].message).toContain('with parameters ["archived",1000]');
+  });
+
+  it('incident #5 (view): a view whose sort column is missing in the table is view_read_failed', async () => {
+    const t = tenant();
+    const doc = {
+      objects: OBJECTS,
+      views: [
+        { list: { type: 'grid', data: { provider: 'object', object: 'exp' }, columns: ['title', 'amount'], sort: [{ field: 'amount', order: 'desc' }] } },
+      ],
+      data: [{ object: 'exp', externalId: 'title', records: [{ title: 'Taxi', amount: 12 }] }],
+    };
+    expect((await publish([await stackFile(doc), '--tenant', t])).code).toBe(EXIT.clean);
+    // Alter the table under the published view: the metadata still has the field, the column is gone.
+    const platform: Platform = await openPlatform(platformOptionsFromEnv(env, cwd));
+    try {
+      await sql`alter table ${sql.id(tenantSchema(t), 'exp')} drop column amount`.execute(platform.db);
+      const set = await readSource(await stackFile(doc));
+      const { graph } = buildGraph(set);
+      const report = await runProbes({ engine: createProbeEngine(platform, { tenant: t, graph }), graph });
+      expect(report.issues.map((i) => [i.code, i.artifact.name])).toEqual([['view_read_failed', 'exp.default']]);
+      expect(report.issues[0]!.message).toMatch(
+        /^View "exp.default" cannot read its first page from object "exp": column "amount" does not exist\. The renderer runs this read \(columns title, amount; sort amount desc; limit 1\)/,
+      );
+      expect(report.checked).toMatchObject({ views: 1, seeds: 1 });
+      // Republishing the same metadata restores the column (publish converges the table to the metadata).
+      await stageDrafts(platform, { tenant: t, package: 'default' }, set);
+      expect((await publishPackage(platform, { tenant: t, package: 'default' })).outcome).toBe('published');
+      expect((await runProbes({ engine: createProbeEngine(platform, { tenant: t, graph }), graph })).issues).toEqual([]);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('prints a pretty summary and SARIF', async () => {
+    const t = tenant();
+    const pretty = await publish([`${CORPORA}/app-todo.stack.json`, '--tenant', t]);
+    expect(pretty.code).toBe(EXIT.clean);
+    expect(pretty.io.out()).toMatch(
+      /no issues\npublished \d+ artifacts of package "default" to tenant "cli_[0-9a-f_]+" \(schema t_cli_[0-9a-f_]+\) on .+\nseeds: 0 inserted, 8 updated, 0 skipped, 0 errors|no issues\npublished \d+ artifacts .*\nseeds: 8 inserted/,
+    );
+    expect(pretty.io.out()).toContain('probes checked: seeds 1/1, views 3/3, widgets 8/8, objects 1/1');
+    const file = await stackFile({ objects: OBJECTS, data: [{ object: 'exp', externalId: 'title', records: [{ title: 'x', amount: 'abc' }] }] });
+    const sarif = await publish([file, '--format', 'sarif', '--tenant', tenant()]);
+    expect(sarif.code).toBe(EXIT.errors);
+    expect(sarif.json().runs[0].results.map((r: { ruleId: string; level: string }) => [r.ruleId, r.level])).toEqual([['seed_not_applied', 'error']]);
+  });
+
+  it('exits 2 with one clear line when it cannot run', async () => {
+    const missing = await publishCommand(['nope.json'], recordingIo(cwd, env)).catch((e: Error) => e);
+    expect(missing).toBeInstanceOf(Error);
+    expect((missing as Error).message).toMatch(/cannot read nope.json: no such file or directory/);
+    await expect(publishCommand([await stackFile({}), '--tenant', 'Bad Tenant'], recordingIo(cwd, env))).rejects.toThrow(
+      /--tenant "Bad Tenant" must be lowercase/,
+    );
+    const io = recordingIo(cwd, { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    const down = await publishCommand([`${CORPORA}/app-todo.stack.json`, '--tenant', tenant()], io);
+    expect(down).toBe(EXIT.cannotRun);
+    expect(io.err()).toMatch(/^bvl: cannot open the database: cannot open PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/none: .+\n$/);
+  });
+
+  it('goes through main: bad JSON and unknown flags exit 2', async () => {
+    const { main } = await import('../main.ts');
+    const bad = join(cwd, 'bad.json');
+    await writeFile(bad, '{ not json');
+    const io = recordingIo(cwd, env);
+    expect(await main(['publish', bad], io)).toBe(EXIT.cannotRun);
+    expect(io.err()).toMatch(/^bvl: .*bad\.json is not valid JSON/);
+    const io2 = recordingIo(cwd, env);
+    expect(await main(['publish', bad, '--force'], io2)).toBe(EXIT.cannotRun);
+    expect(io2.err()).toMatch(/^bvl: Unknown option '--force'/);
+  });
+});

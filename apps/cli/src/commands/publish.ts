@@ -1,0 +1,168 @@
+import { type BuildIssue, formatPretty, formatSarif, sortIssues } from '@bvl/build-issue';
+import { readSource } from '@bvl/metadata';
+import {
+  createProbeEngine,
+  discardDrafts,
+  openPlatform,
+  type Platform,
+  type PublishResult,
+  packageProblem,
+  platformOptionsFromEnv,
+  publishPackage,
+  type SeedApplied,
+  stageDrafts,
+  tenantProblem,
+  tenantSchema,
+} from '@bvl/platform';
+import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-probes';
+import { type CliIo, EXIT } from '../cli-io.ts';
+import { parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
+import { verifyStatic } from '../verify-static.ts';
+
+/** Usage text of `bvl publish`. */
+export const PUBLISH_USAGE =
+  'usage: bvl publish <stack.json | folder> [--drafts <stack.json | folder>] [--format pretty|json|sarif] [--tenant t] [--package p]';
+
+/** Tenant and package used when the flags are absent. */
+export const DEFAULT_TENANT = 'default';
+export const DEFAULT_PACKAGE = 'default';
+
+/** Seed errors listed in pretty output; the JSON carries them all. */
+const MAX_PRINTED_SEED_ERRORS = 10;
+
+/** What `bvl publish` reports, in every format. */
+interface PublishReport {
+  readonly ok: boolean;
+  readonly outcome: PublishResult['outcome'];
+  readonly issues: BuildIssue[];
+  readonly checked: Record<string, number>;
+  readonly seedApplied?: SeedApplied;
+  readonly probes?: Omit<ProbeReport, 'issues'>;
+  readonly target: { readonly tenant: string; readonly package: string; readonly schema: string; readonly database?: string };
+  readonly published?: number;
+  readonly error?: string;
+}
+
+/**
+ * `bvl publish`: load, gate (L1 + L2 must have no error), stage everything as drafts of the
+ * package, publish (one transaction for metadata and tables, then seeds), probe (L3), report.
+ * Exit 0 no error, 1 errors (refused, failed, or runtime errors), 2 could not run (unreadable
+ * input, database unreachable).
+ */
+export async function publishCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    drafts: { type: 'string' },
+    format: { type: 'string' },
+    tenant: { type: 'string' },
+    package: { type: 'string' },
+  });
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0 ? `missing the stack to publish\n${PUBLISH_USAGE}` : `expected one stack, got ${positionals.length}\n${PUBLISH_USAGE}`,
+    );
+  const format = parseFormat(values.format);
+  const tenant = values.tenant ?? DEFAULT_TENANT;
+  const pkg = values.package ?? DEFAULT_PACKAGE;
+  const bad = tenantProblem(tenant)
+    ? `--tenant ${JSON.stringify(tenant)} ${tenantProblem(tenant)}`
+    : packageProblem(pkg)
+      ? `--package ${JSON.stringify(pkg)} ${packageProblem(pkg)}`
+      : undefined;
+  if (bad) throw new UsageError(bad);
+  const target = { tenant, package: pkg, schema: tenantSchema(tenant) };
+
+  const published = await readSource(positionals[0]!, { cwd: io.cwd });
+  const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
+  const gate = verifyStatic(published, drafts);
+  const checked = { ...gate.checked } as Record<string, number>;
+  const print = (report: PublishReport) => write(io, format, report, (type, name) => gate.graph.sourceOf(type, name)?.file);
+  if (gate.issues.some((i) => i.severity === 'error')) {
+    print({ ok: false, outcome: 'refused', issues: gate.issues, checked, target });
+    return EXIT.errors;
+  }
+
+  let platform: Platform;
+  try {
+    platform = await openPlatform(platformOptionsFromEnv(io.env, io.cwd));
+  } catch (e) {
+    io.stderr(`bvl: cannot open the database: ${(e as Error).message}\n`);
+    return EXIT.cannotRun;
+  }
+  const located = { ...target, database: platform.location };
+  try {
+    const scope = { tenant, package: pkg };
+    // The package's drafts become exactly this stack: stale drafts from an earlier run are dropped.
+    await discardDrafts(platform, scope).catch(() => 0);
+    await stageDrafts(platform, scope, [...published.artifacts, ...(drafts?.artifacts ?? [])]);
+    const result = await publishPackage(platform, scope);
+    if (result.outcome === 'refused') {
+      print({ ok: false, outcome: 'refused', issues: sortIssues([...gate.issues, ...result.issues]), checked, target: located });
+      return EXIT.errors;
+    }
+    if (result.outcome === 'failed') {
+      io.stderr(`bvl: publish failed: ${result.error}\n`);
+      print({ ok: false, outcome: 'failed', issues: gate.issues, checked, target: located, error: result.error });
+      return EXIT.errors;
+    }
+    if (result.outcome === 'nothing_to_publish') {
+      print({ ok: true, outcome: 'nothing_to_publish', issues: gate.issues, checked, target: located });
+      return EXIT.clean;
+    }
+    // The platform's engine is checked against runtime-probes' port here, where both meet.
+    const engine: ProbeEngine = createProbeEngine(platform, { tenant, graph: result.graph });
+    const { issues: probeIssues, ...probes } = await runProbes({ engine, graph: result.graph, seedApplied: result.seedApplied });
+    const issues = sortIssues([...gate.issues, ...result.issues, ...probeIssues]);
+    const ok = !issues.some((i) => i.severity === 'error');
+    print({ ok, outcome: 'published', issues, checked, seedApplied: result.seedApplied, probes, target: located, published: result.published.length });
+    return ok ? EXIT.clean : EXIT.errors;
+  } catch (e) {
+    // Issues are values; reaching here means the database went away or a bug: one clear line.
+    io.stderr(`bvl: could not publish: ${(e as Error)?.message ?? String(e)}\n`);
+    return EXIT.cannotRun;
+  } finally {
+    await platform.close().catch(() => {});
+  }
+}
+
+function write(io: CliIo, format: 'pretty' | 'json' | 'sarif', report: PublishReport, locate: (type: string, name: string) => string | undefined): void {
+  if (format === 'json') {
+    io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  if (format === 'sarif') {
+    io.stdout(`${JSON.stringify(formatSarif(report.issues, { locate: (a) => locate(a.type, a.name) }), null, 2)}\n`);
+    return;
+  }
+  io.stdout(`${formatPretty(report.issues, { color: io.isTty })}${prettySummary(report).join('\n')}\n`);
+}
+
+/** The pretty footer: outcome, seeds, probe counts (a plane that probed nothing says why). */
+function prettySummary(r: PublishReport): string[] {
+  const where = `tenant "${r.target.tenant}" (schema ${r.target.schema})${r.target.database ? ` on ${r.target.database}` : ''}`;
+  const lines: string[] = [];
+  if (r.outcome === 'refused') lines.push(`publish refused: fix the errors above; nothing was published to ${where}`);
+  else if (r.outcome === 'failed') lines.push(`publish failed and rolled back; ${where} is unchanged: ${r.error}`);
+  else if (r.outcome === 'nothing_to_publish') lines.push(`nothing to publish to ${where}`);
+  else lines.push(`published ${r.published} artifact${r.published === 1 ? '' : 's'} of package "${r.target.package}" to ${where}`);
+  const s = r.seedApplied;
+  if (s) {
+    const failed = s.errors.length + s.errorsOmitted;
+    lines.push(`seeds: ${s.inserted} inserted, ${s.updated} updated, ${s.skipped} skipped, ${failed} error${failed === 1 ? '' : 's'}`);
+    for (const e of s.errors.slice(0, MAX_PRINTED_SEED_ERRORS))
+      lines.push(`  seed ${e.seed} ${e.recordIndex < 0 ? '' : `record ${e.recordIndex} `}${e.field ? `field ${e.field}: ` : ''}${e.message}`);
+    if (failed > MAX_PRINTED_SEED_ERRORS) lines.push(`  … and ${failed - MAX_PRINTED_SEED_ERRORS} more (see --format json)`);
+  }
+  if (r.probes) {
+    const planes = (['seeds', 'views', 'widgets', 'objects'] as const).map((p) => `${p} ${r.probes!.checked[p]}/${r.probes!.total[p]}`);
+    lines.push(`probes checked: ${planes.join(', ')}`);
+    for (const [plane, why] of Object.entries(r.probes.unavailable)) lines.push(`  ${plane} not probed: ${why}`);
+    const skipped = r.probes.skipped.length;
+    if (skipped > 0) lines.push(`  ${skipped} skipped (see --format json for each reason)`);
+  }
+  lines.push(
+    `checked: ${Object.entries(r.checked)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')}`,
+  );
+  return lines;
+}
