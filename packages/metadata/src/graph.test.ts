@@ -83,6 +83,15 @@ describe('buildGraph: schemas', () => {
     expect(resolveField(o, 'b')!.def.type).toBe('text');
   });
 
+  it('refuses option values that are not lowercase identifiers, on that field only', () => {
+    const { issues } = buildGraph(
+      collectStack({
+        objects: [{ name: 'o', fields: { s: { type: 'select', options: [{ label: 'In Progress', value: 'In Progress' }] }, t: { type: 'text' } } }],
+      }),
+    );
+    expect(issues.map((i) => [i.code, i.path, i.ref?.member])).toEqual([['invalid_artifact', '/fields/s/options/0/value', 's']]);
+  });
+
   it('refuses hostile object names before anything else sees them', () => {
     const { graph, issues } = buildGraph(collectStack({ objects: [{ name: 'x"; DROP TABLE t; --', fields: {} }, { name: 'a'.repeat(10_000) }] }));
     expect(issues.map((i) => i.code)).toEqual(['invalid_artifact', 'invalid_artifact']);

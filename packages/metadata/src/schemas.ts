@@ -75,7 +75,13 @@ const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 /** A select option: `{label, value}` or a bare value. */
 // Object first: it is the common shape, and a failed union branch costs an issue allocation.
-export const SelectOptionSchema = z.union([z.looseObject({ label: z.string().optional(), value: Scalar }), z.string(), z.number(), z.boolean()]);
+/** Option values are SystemIdentifiers: lowercase, as ObjectStack's SelectOptionSchema requires (mixed case is rejected). */
+const OptionValue = z.union([
+  z.string().regex(/^[a-z][a-z0-9_.]*$/, 'option values must be lowercase identifiers (a-z, 0-9, _ and .), e.g. "in_progress" for "In Progress"'),
+  z.number(),
+  z.boolean(),
+]);
+export const SelectOptionSchema = z.union([z.looseObject({ label: z.string().optional(), value: OptionValue }), z.string(), z.number(), z.boolean()]);
 
 export const FieldSchema = z.looseObject({
   type: z.enum(FIELD_TYPES),

@@ -19,6 +19,7 @@ const objects = [
     },
   },
   { name: 'crm_tag', fields: { name: { type: 'text' } } },
+  { name: 'crm_ledger', datasource: 'warehouse', fields: { name: { type: 'text' } } },
   {
     name: 'crm_opp',
     fields: {
@@ -31,6 +32,7 @@ const objects = [
       account: { type: 'lookup', reference: 'crm_account' },
       labels: { type: 'lookup', reference: 'crm_tag', multiple: true },
       probability: { type: 'percent' },
+      ledger: { type: 'lookup', reference: 'crm_ledger' },
     },
   },
 ];
@@ -411,6 +413,13 @@ const errors: readonly ErrorCase[] = [
     name: 'include hop that is not a relationship',
     dataset: { include: ['stage'] },
     issues: [{ path: '/include/0', message: /hop "stage" is a select field/ }],
+  },
+  {
+    name: 'include hop across datasources (#5115)',
+    dataset: { include: ['ledger'] },
+    issues: [
+      { path: '/include/0', message: /datasource "default"\) to object "crm_ledger" \(datasource "warehouse"\); a dataset cannot join across datasources/ },
+    ],
   },
   { name: 'include hop through a multiple lookup', dataset: { include: ['labels'] }, issues: [{ path: '/include/0', message: /multiple lookup \(to-many\)/ }] },
   {

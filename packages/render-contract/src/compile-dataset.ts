@@ -379,6 +379,13 @@ class Planner {
           `hop "${hop}" of object "${object.name}" points at object "${target}", which does not exist`,
           `Create object "${target}" or fix the reference of "${object.name}.${hop}"`,
         );
+      const from = datasourceOf(object);
+      const to = datasourceOf(targetObject);
+      if (from !== to)
+        return broken(
+          `hop "${hop}" joins object "${object.name}" (datasource "${from}") to object "${target}" (datasource "${to}"); a dataset cannot join across datasources (#5115)`,
+          `Base a separate dataset on "${target}", or keep both objects in one datasource`,
+        );
       if (!isSqlIdentifier(hop) || !isSqlIdentifier(target))
         return broken(`hop "${hop}" (object "${target}") is not a usable SQL name`, 'Use snake_case names of at most 63 characters');
       join = { alias: this.allocateAlias(prefix), table: target, object: targetObject, parentAlias, column: hop };
@@ -751,4 +758,10 @@ function emitSql(
   if (limit !== undefined) q = q.limit(limit);
   const compiled = q.compile();
   return { sql: compiled.sql, params: [...compiled.parameters], columns: selects.map((s) => ({ name: s.name, kind: s.kind })) };
+}
+
+/** An object's datasource (ObjectStack default: `default`); platform objects live in the default one. */
+function datasourceOf(object: ObjectNode): string {
+  const ds = (object.def as { datasource?: unknown }).datasource;
+  return typeof ds === 'string' && ds !== '' ? ds : 'default';
 }

@@ -1,12 +1,14 @@
 import type { Rule } from '../define-rule.ts';
 import chartFieldsSelected from './chart-fields-selected.ts';
 import dashboardFilterFieldsExist from './dashboard-filter-fields-exist.ts';
+import dashboardFilterObjectsExist from './dashboard-filter-objects-exist.ts';
 import datasetFieldsExist from './dataset-fields-exist.ts';
 import datasetObjectExists from './dataset-object-exists.ts';
 import kanbanGroupFieldValid from './kanban-group-field-valid.ts';
 import listChartBindings from './list-chart-bindings.ts';
 import lookupReferenceExists from './lookup-reference-exists.ts';
 import navTargetExists from './nav-target-exists.ts';
+import objectFieldsExist from './object-fields-exist.ts';
 import seedFieldsExist from './seed-fields-exist.ts';
 import seedInsertMode from './seed-insert-mode.ts';
 import seedObjectExists from './seed-object-exists.ts';
@@ -22,12 +24,14 @@ import widgetMeasureExists from './widget-measure-exists.ts';
 export const RULES: readonly Rule[] = [
   chartFieldsSelected,
   dashboardFilterFieldsExist,
+  dashboardFilterObjectsExist,
   datasetFieldsExist,
   datasetObjectExists,
   kanbanGroupFieldValid,
   listChartBindings,
   lookupReferenceExists,
   navTargetExists,
+  objectFieldsExist,
   seedFieldsExist,
   seedInsertMode,
   seedObjectExists,

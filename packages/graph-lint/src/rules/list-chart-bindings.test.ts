@@ -16,6 +16,11 @@ describe(rule.meta.name, () =>
     ],
     invalid: [
       {
+        name: 'chart view without a chart block',
+        stack: (s) => s.views.push({ name: 'exp_expense.chart', viewKind: 'list', object: 'exp_expense', config: { type: 'chart', columns: ['status'] } }),
+        errors: [{ code: 'dangling_dataset', artifact: 'view/exp_expense.chart', path: '' }],
+      },
+      {
         name: 'no dataset',
         stack: (s) => s.views.push(chartView({ values: ['x'] })),
         errors: [{ code: 'dangling_dataset', artifact: 'view/exp_expense.chart', path: '/chart' }],

@@ -13,8 +13,19 @@ export default defineRule({
     const datasets = [...graph.datasets.keys()];
     for (const v of graph.views.values()) {
       const chart = v.list?.chart as Record<string, unknown> | undefined;
-      if (v.invalid || !chart) continue;
+      if (v.invalid || !v.list) continue;
       const artifact = { type: 'view', name: v.name };
+      if (!chart) {
+        if (v.list.type === 'chart')
+          yield {
+            code: 'dangling_dataset',
+            artifact,
+            message: `View ${q(v.name)} is a chart with no chart block, so it plots no dataset (datasets: ${listing(datasets)}).`,
+            fix: 'Add chart: {"chartType": "bar", "dataset": "<dataset>", "dimensions": [...], "values": [...]}.',
+            path: '',
+          };
+        continue;
+      }
       const name = chart.dataset;
       if (typeof name !== 'string' || name === '') {
         yield {

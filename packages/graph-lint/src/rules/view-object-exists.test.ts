@@ -29,6 +29,17 @@ describe(rule.meta.name, () =>
     ],
     invalid: [
       {
+        name: "a view item's own object binding: no patch into the config",
+        stack: (s) =>
+          s.views.push({
+            name: 'exp_expens.mine',
+            object: 'exp_expens',
+            viewKind: 'list',
+            config: { type: 'grid', data: { provider: 'object', object: 'exp_expense' }, columns: [] },
+          }),
+        errors: [{ code: 'dangling_object', artifact: 'view/exp_expens.mine', path: '', suggestion: 'exp_expense' }],
+      },
+      {
         name: 'unknown object, typo with patch',
         stack: (s) => (s.views[1].list.data.object = 'exp_reports'),
         errors: [

@@ -23,14 +23,15 @@ export default defineRule({
         continue;
       }
       if (graph.objects.has(v.object)) continue;
+      // Point at the key that actually holds the binding; a view item's own `object` sits outside its config.
       const path =
-        cfg?.data?.object !== undefined
+        cfg?.data?.object === v.object
           ? pointer('data', 'object')
-          : cfg?.data?.objectName !== undefined
+          : cfg?.data?.objectName === v.object
             ? pointer('data', 'objectName')
-            : cfg?.objectName !== undefined
+            : cfg?.objectName === v.object
               ? pointer('objectName')
-              : cfg?.object !== undefined
+              : cfg?.object === v.object
                 ? pointer('object')
                 : undefined;
       const s = suggest(v.object, objects, path);

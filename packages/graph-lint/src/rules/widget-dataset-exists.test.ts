@@ -15,6 +15,12 @@ describe(rule.meta.name, () =>
     ],
     invalid: [
       {
+        name: 'retired inline analytics shape: named as such, no guessed patch',
+        stack: (s) =>
+          (s.dashboards[0].widgets[1] = { id: 'legacy', type: 'bar', object: 'exp_expense', categoryField: 'status', valueField: 'amount', aggregate: 'sum' }),
+        errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/1' }],
+      },
+      {
         name: 'incident #1: unknown dataset',
         stack: (s) => (s.dashboards[0].widgets[0].dataset = 'exp_budget'),
         errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/0/dataset' }],

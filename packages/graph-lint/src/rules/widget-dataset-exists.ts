@@ -2,6 +2,9 @@ import { pointer } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
+/** Keys of the retired inline analytics widget shape (#1878/#1894, ADR-0021). */
+const LEGACY_KEYS = ['object', 'categoryField', 'valueField', 'aggregate', 'xAxisField', 'yAxisField'] as const;
+
 /** ADR-0038 incident #1: a widget bound to a dataset that does not exist, or to none. */
 export default defineRule({
   meta: { name: 'widget-dataset-exists', codes: ['dangling_dataset'], docs: 'Every dashboard widget names a dataset that exists.' },
@@ -12,6 +15,18 @@ export default defineRule({
       for (const w of d.widgets) {
         const artifact = { type: 'dashboard', name: d.name };
         const ref = { type: 'dashboard', name: d.name, member: w.id };
+        const legacy = LEGACY_KEYS.filter((k) => k in w.def);
+        if ((w.def.dataset === undefined || w.def.dataset === '') && legacy.length > 0) {
+          yield {
+            code: 'dangling_dataset',
+            artifact,
+            ref,
+            message: `Widget ${q(w.id)} of dashboard ${q(d.name)} uses the retired inline analytics shape (${legacy.join(', ')}) instead of a dataset, so it renders nothing (ADR-0021; datasets here: ${listing(names)}).`,
+            fix: `Declare a dataset on the widget's object with the measure and dimension it needs, then set "dataset", "values" and "dimensions" on widget ${q(w.id)} and remove ${legacy.join(', ')}.`,
+            path: pointer('widgets', w.index),
+          };
+          continue;
+        }
         if (w.def.dataset === undefined || w.def.dataset === '') {
           yield {
             code: 'dangling_dataset',

@@ -1,0 +1,38 @@
+import { pointer } from '@bvl/metadata';
+import { checkField } from '../check-field.ts';
+import { defineRule, type Finding } from '../define-rule.ts';
+import { q } from '../describe-names.ts';
+
+/**
+ * Fields an object names about itself exist: `nameField` (the record title), `searchableFields`
+ * (stale entries silently narrow search, #4830/#6674), `highlightFields` and `stageField`.
+ */
+export default defineRule({
+  meta: {
+    name: 'object-fields-exist',
+    codes: ['unknown_field'],
+    docs: "An object's nameField, searchableFields, highlightFields and stageField name its own fields.",
+  },
+  *check(graph) {
+    for (const obj of graph.objects.values()) {
+      if (obj.invalid || obj.platform) continue;
+      const def = obj.def as Record<string, unknown>;
+      const mentions: Array<{ field: string; path: string; slot: string }> = [];
+      for (const key of ['nameField', 'stageField', 'displayNameField'] as const)
+        if (typeof def[key] === 'string') mentions.push({ field: def[key] as string, path: pointer(key), slot: key });
+      for (const key of ['searchableFields', 'highlightFields'] as const) {
+        const list = def[key];
+        if (Array.isArray(list)) list.forEach((f, i) => typeof f === 'string' && mentions.push({ field: f, path: pointer(key, i), slot: key }));
+      }
+      for (const m of mentions) {
+        const f: Finding | undefined = checkField(graph, obj, m.field, {
+          artifact: { type: 'object', name: obj.name },
+          subject: `Object ${q(obj.name)}`,
+          slot: m.slot,
+          path: m.path,
+        });
+        if (f) yield f;
+      }
+    }
+  },
+});
