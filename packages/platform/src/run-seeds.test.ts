@@ -120,6 +120,39 @@ describe('applySeeds (through publish)', () => {
     });
   });
 
+  it('updates in batches with every column type, and fails only the bad row of a batch', async () => {
+    const t = made.next();
+    await publish(t, [accounts]);
+    const replay = await publish(t, [
+      {
+        ...accounts,
+        records: [
+          {
+            code: 'A1',
+            name: 'Acme 2',
+            revenue: 11,
+            tags: ['x', 'y,z'],
+            meta: { k: 'v' },
+            since: { dialect: 'cel', source: 'today()' },
+            seen_at: '2026-01-02T03:04:05Z',
+          },
+          { code: 'G1', name: 'Globex 2', revenue: 'abc', tags: [], meta: [1] },
+        ],
+      },
+    ]);
+    expect(replay).toMatchObject({
+      success: false,
+      inserted: 0,
+      updated: 1,
+      errors: [{ recordIndex: 1, field: 'revenue', message: 'row not updated: invalid input syntax for type numeric: "abc"' }],
+    });
+    const [a1, g1] = await rows(t, 'acct', 'code');
+    expect(a1).toMatchObject({ name: 'Acme 2', revenue: '11', tags: ['x', 'y,z'], meta: { k: 'v' } });
+    expect((a1!.since as Date).toISOString()).toBe('2026-03-15T00:00:00.000Z');
+    expect((a1!.seen_at as Date).toISOString()).toBe('2026-01-02T03:04:05.000Z');
+    expect(g1).toMatchObject({ name: 'Globex', revenue: '20' });
+  });
+
   it("mode 'replace' empties the table first", async () => {
     const t = made.next();
     await publish(t, [accounts]);

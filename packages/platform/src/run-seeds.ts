@@ -305,22 +305,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       (write === 'insert' ? inserts : updates).push({ p, id });
     }
     await writeInserts(db, table, inserts, outcome, err);
-    for (const { p, id } of updates) {
-      const { created_at: _kept, id: _id, ...set } = p.row;
-      const done =
-        Object.keys(set).length === 0
-          ? ({ ok: true, value: 1n } as const)
-          : await attempt(
-              db,
-              async () => (await db.withSchema(schema).updateTable(seed.object).set(set).where('id', '=', id).executeTakeFirst()).numUpdatedRows,
-            );
-      if (done.ok && done.value > 0n) outcome.updated++;
-      else {
-        outcome.failed++;
-        const message = done.ok ? 'row not updated: it was not written earlier in this seed' : `row not updated: ${describeDbError(done.error)}`;
-        err(p.index, message, done.ok ? undefined : blameField(message, p.row));
-      }
-    }
+    await writeUpdates(db, table, updates, (c) => planOf(c)?.type, outcome, err);
     for (const d of later) {
       const rowId = rowIds.get(chunk[d.chunkIndex]!.index);
       if (rowId) run.deferred.push({ ...d, rowId });
@@ -516,6 +501,73 @@ async function writeInserts(
       outcome.failed++;
       const message = `row not written: ${describeDbError(r.error)}`;
       err(one.p.index, message, blameField(message, one.p.row));
+    }
+  }
+}
+
+/**
+ * Updates existing rows, one `UPDATE … FROM (VALUES …)` per set of columns; values travel as text
+ * (arrays as JSON) and are cast to each column's type, so the database judges them as on insert.
+ * A failing statement is retried row by row, each in its own savepoint.
+ */
+async function writeUpdates(
+  db: Db,
+  table: RawBuilder<unknown>,
+  updates: Array<{ p: Prepared; id: string }>,
+  typeOf: (column: string) => ColumnType | undefined,
+  outcome: SeedOutcome,
+  err: (i: number, m: string, f?: string) => void,
+): Promise<void> {
+  const groups = new Map<string, { columns: string[]; rows: Array<{ p: Prepared; id: string }> }>();
+  for (const u of updates) {
+    const columns = Object.keys(u.p.row).filter((c) => c !== 'id' && c !== 'created_at' && typeOf(c));
+    if (columns.length === 0) {
+      outcome.updated++;
+      continue;
+    }
+    const key = columns.sort().join(',');
+    const group = groups.get(key) ?? { columns, rows: [] };
+    group.rows.push(u);
+    groups.set(key, group);
+  }
+  const text = (v: unknown): string | null => (v === null || v === undefined ? null : Array.isArray(v) ? JSON.stringify(v) : String(v));
+  const cast = (column: string): RawBuilder<unknown> => {
+    const type = typeOf(column)!;
+    const v = sql.ref(`v.${column}`);
+    // Arrays arrive as JSON text: unpack them, then cast the elements' array to the column type.
+    return type.array ? sql`array(select jsonb_array_elements_text(${v}::jsonb))::${typeSql(type)}` : sql`${v}::${typeSql(type)}`;
+  };
+  const update = (columns: string[], rows: Array<{ p: Prepared; id: string }>) => {
+    const values = rows.map(({ p, id }) => sql`(${sql.join([id, ...columns.map((c) => text(p.row[c]))])})`);
+    const alias = sql`v(${sql.join([sql.id('id'), ...columns.map((c) => sql.id(c))])})`;
+    const set = sql.join(columns.map((c) => sql`${sql.id(c)} = ${cast(c)}`));
+    return sql<{ id: string }>`update ${table} as t set ${set} from (values ${sql.join(values)}) as ${alias} where t.id = v.id returning t.id`.execute(db);
+  };
+  for (const { columns, rows } of groups.values()) {
+    const per = Math.max(1, Math.floor(MAX_PARAMS / (columns.length + 1)));
+    for (let i = 0; i < rows.length; i += per) {
+      const batch = rows.slice(i, i + per);
+      const all = await attempt(db, () => update(columns, batch));
+      const retry = all.ok ? [] : batch;
+      if (all.ok) {
+        const done = new Set(all.value.rows.map((r) => r.id));
+        for (const { p, id } of batch) {
+          if (done.has(id)) outcome.updated++;
+          else {
+            outcome.failed++;
+            err(p.index, 'row not updated: it was not written earlier in this seed');
+          }
+        }
+      }
+      for (const one of retry) {
+        const r = await attempt(db, () => update(columns, [one]));
+        if (r.ok && r.value.rows.length > 0) outcome.updated++;
+        else {
+          outcome.failed++;
+          const message = r.ok ? 'row not updated: it was not written earlier in this seed' : `row not updated: ${describeDbError(r.error)}`;
+          err(one.p.index, message, r.ok ? undefined : blameField(message, one.p.row));
+        }
+      }
     }
   }
 }

@@ -1,0 +1,187 @@
+// The runtime (L3) bench: publish + probe of app-showcase on PGlite (and PostgreSQL when
+// DATABASE_URL is set), probe overhead per widget against the same SQL run directly, and a
+// 100k-row generated seed. Prints figures; asserts nothing (the machine is shared and noisy).
+
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { type ArtifactSet, buildGraph, collectStack, readSource } from '@bvl/metadata';
+import { createProbeEngine, dropTenant, openPlatform, type Platform, type PlatformOptions, planDatasetQuery, publishPackage, stageDrafts } from '@bvl/platform';
+import { planProbes, runProbes } from '@bvl/runtime-probes';
+import { CompiledQuery } from 'kysely';
+
+const SHOWCASE = '/work/shared/corpora/objectstack/app-showcase.stack.json';
+/** Timed repetitions per widget query (median taken). */
+const WIDGET_RUNS = 7;
+/** Rows in the generated seed. */
+const BIG_SEED_ROWS = 100_000;
+
+const ms = (t0: number) => performance.now() - t0;
+const fmt = (x: number) => `${x.toFixed(1)} ms`;
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** One engine's figures: showcase publish + probe, per-widget probe overhead, the 100k seed. */
+async function benchEngine(label: string, options: PlatformOptions, log: (line: string) => void): Promise<void> {
+  const t0 = performance.now();
+  const platform = await openPlatform(options);
+  log(`[${label}] open + migrate: ${fmt(ms(t0))}`);
+  const made: string[] = [];
+  const tenant = () => {
+    const t = `bench_${randomBytes(4).toString('hex')}`;
+    made.push(t);
+    return t;
+  };
+  try {
+    await showcase(label, platform, tenant(), log);
+    await bigSeed(label, platform, tenant(), log);
+  } finally {
+    for (const t of made) await dropTenant(platform, t).catch(() => {});
+    await platform.close();
+  }
+}
+
+async function showcase(label: string, platform: Platform, tenant: string, log: (line: string) => void): Promise<void> {
+  const set = await readSource(SHOWCASE);
+  const scope = { tenant, package: 'showcase' };
+  let t0 = performance.now();
+  await stageDrafts(platform, scope, set);
+  const staged = ms(t0);
+  t0 = performance.now();
+  const result = await publishPackage(platform, scope);
+  const published = ms(t0);
+  if (result.outcome !== 'published') throw new Error(`showcase did not publish: ${result.outcome}`);
+  log(
+    `[${label}] app-showcase: stage ${set.artifacts.length} artifacts ${fmt(staged)}, publish (promote + ${result.ddlSteps} DDL steps + ${result.seedApplied.inserted} seed rows) ${fmt(published)}`,
+  );
+  const engine = createProbeEngine(platform, { tenant, graph: result.graph });
+  const runs: number[] = [];
+  let report: Awaited<ReturnType<typeof runProbes>> | undefined;
+  for (let i = 0; i < 5; i++) {
+    t0 = performance.now();
+    report = await runProbes({ engine, graph: result.graph, seedApplied: result.seedApplied });
+    runs.push(ms(t0));
+  }
+  const c = report!.checked;
+  log(
+    `[${label}] app-showcase probes: ${fmt(median(runs))} median of 5 (${c.objects} counts, ${c.seeds} seeds, ${c.views} view reads, ${c.widgets} widget queries; ${report!.issues.length} issues)`,
+  );
+
+  // Probe overhead per widget: the probe's read-only transaction + timeout vs the bare statement.
+  const plan = planProbes(result.graph, { env: 'dev' });
+  const ratios: number[] = [];
+  let probeTotal = 0;
+  let directTotal = 0;
+  for (const w of plan.widgets) {
+    const compiled = planDatasetQuery({ tenant, graph: result.graph }, w.dataset, w.selection);
+    if (!compiled.ok) continue;
+    const query = CompiledQuery.raw(compiled.compiled.sql, compiled.compiled.params);
+    const probe: number[] = [];
+    const direct: number[] = [];
+    for (let i = 0; i < WIDGET_RUNS; i++) {
+      t0 = performance.now();
+      await engine.runDataset(w.dataset, w.selection);
+      probe.push(ms(t0));
+      t0 = performance.now();
+      await platform.db.executeQuery(query);
+      direct.push(ms(t0));
+    }
+    probeTotal += median(probe);
+    directTotal += median(direct);
+    ratios.push(median(probe) / median(direct));
+  }
+  log(
+    `[${label}] per widget (${ratios.length} widgets, median of ${WIDGET_RUNS}): probe ${fmt(probeTotal / ratios.length)} vs direct SQL ${fmt(directTotal / ratios.length)}; ratio median ×${median(ratios).toFixed(2)}, max ×${Math.max(...ratios).toFixed(2)}`,
+  );
+}
+
+/** A stack with one lookup target (50 rows) and one object seeded with `rows` generated records. */
+function bigStack(rows: number): ArtifactSet {
+  const regions = Array.from({ length: 50 }, (_, i) => ({ name: `Region ${i}` }));
+  const records = Array.from({ length: rows }, (_, i) => ({
+    code: `R-${i}`,
+    title: `Row ${i}`,
+    amount: (i % 997) * 1.25,
+    status: ['open', 'won', 'lost'][i % 3],
+    due: { dialect: 'cel', source: `daysAgo(${i % 365})` },
+    done: i % 2 === 0,
+    region: `Region ${i % 50}`,
+  }));
+  return collectStack(
+    {
+      objects: [
+        { name: 'big_region', fields: { name: { type: 'text' } } },
+        {
+          name: 'big_row',
+          fields: {
+            code: { type: 'text' },
+            title: { type: 'text' },
+            amount: { type: 'currency' },
+            status: { type: 'select', options: ['open', 'won', 'lost'] },
+            due: { type: 'date' },
+            done: { type: 'boolean' },
+            region: { type: 'lookup', reference: 'big_region' },
+          },
+        },
+      ],
+      datasets: [
+        {
+          name: 'big_metrics',
+          object: 'big_row',
+          dimensions: [{ name: 'status', field: 'status' }],
+          measures: [
+            { name: 'n', aggregate: 'count' },
+            { name: 'total', aggregate: 'sum', field: 'amount' },
+          ],
+        },
+      ],
+      dashboards: [
+        { name: 'big', label: 'Big', widgets: [{ id: 'by_status', type: 'bar', dataset: 'big_metrics', dimensions: ['status'], values: ['n', 'total'] }] },
+      ],
+      data: [
+        { object: 'big_region', records: regions },
+        { object: 'big_row', externalId: 'code', records },
+      ],
+    },
+    { draft: true },
+  );
+}
+
+async function bigSeed(label: string, platform: Platform, tenant: string, log: (line: string) => void): Promise<void> {
+  const scope = { tenant, package: 'big' };
+  const set = bigStack(BIG_SEED_ROWS);
+  let t0 = performance.now();
+  await stageDrafts(platform, scope, set);
+  const staged = ms(t0);
+  t0 = performance.now();
+  const first = await publishPackage(platform, scope);
+  const inserted = ms(t0);
+  if (first.outcome !== 'published') throw new Error(`big seed did not publish: ${first.outcome}`);
+  log(
+    `[${label}] ${BIG_SEED_ROWS} generated seed rows: stage ${fmt(staged)}; publish ${fmt(inserted)} (${first.seedApplied.inserted} inserted, ${first.seedApplied.errors.length} errors; ${Math.round((first.seedApplied.inserted / inserted) * 1000)} rows/s)`,
+  );
+  await stageDrafts(platform, scope, set);
+  t0 = performance.now();
+  const again = await publishPackage(platform, scope);
+  const replay = ms(t0);
+  if (again.outcome === 'published')
+    log(`[${label}] replay (upsert by externalId): ${fmt(replay)} (${again.seedApplied.updated} updated, ${again.seedApplied.inserted} inserted)`);
+  const graph = buildGraph({ artifacts: [], problems: [] }, set).graph;
+  t0 = performance.now();
+  const report = await runProbes({ engine: createProbeEngine(platform, { tenant, graph }), graph });
+  log(`[${label}] probes on the 100k-row object: ${fmt(ms(t0))} (${report.issues.length} issues)`);
+}
+
+/** Runs the runtime bench on PGlite, and on PostgreSQL when DATABASE_URL is set. */
+export async function benchRuntime(log: (line: string) => void): Promise<void> {
+  log('runtime (L3) bench: figures only, no assertions');
+  await benchEngine('PGlite', { dataDir: 'memory' }, log);
+  const url = process.env.DATABASE_URL;
+  if (url) await benchEngine('PostgreSQL', { databaseUrl: url }, log);
+  else log('[PostgreSQL] skipped: DATABASE_URL is not set');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await benchRuntime((line) => console.log(line));
+}
