@@ -3,6 +3,7 @@ import { type RawBuilder, sql } from 'kysely';
 
 /** The Postgres base types a field can map to. */
 export const BASE_TYPES = ['text', 'numeric', 'double precision', 'boolean', 'date', 'timestamptz', 'time', 'jsonb'] as const;
+/** One of {@link BASE_TYPES}. */
 export type BaseType = (typeof BASE_TYPES)[number];
 
 /** A column's type: a base type, or an array of it. */

@@ -24,8 +24,9 @@ export interface FindQuery {
 /** The compiled read, or why it cannot run (checked before any SQL). */
 export type CompiledFind = { readonly ok: true; readonly query: CompiledQuery } | { readonly ok: false; readonly error: string };
 
-/** Default and largest row count of one read. */
+/** Row count of a read that names no limit. */
 export const DEFAULT_FIND_LIMIT = 100;
+/** Largest row count of one read. */
 export const MAX_FIND_LIMIT = 10_000;
 /** Filter rows compiled per read. */
 export const MAX_FILTER_ROWS = 200;

@@ -4,8 +4,9 @@ export type CelValue = { readonly kind: 'instant'; readonly at: Date } | { reado
 /** Result of {@link evaluateCel}: a value, or why the source is outside the subset. */
 export type CelResult = { readonly ok: true; readonly value: CelValue } | { readonly ok: false; readonly error: string };
 
-/** Longest CEL source evaluated, and deepest parenthesis nesting: seeds hold one-liners. */
+/** Longest CEL source evaluated: seeds hold one-liners. */
 export const MAX_CEL_SOURCE = 500;
+/** Deepest parenthesis/call nesting evaluated. */
 export const MAX_CEL_DEPTH = 32;
 
 const DAY = 86_400_000;

@@ -2,6 +2,7 @@ import type { ArtifactRef, BuildIssue } from '@bvl/build-issue';
 
 /** The planes L3 probes, in report order. */
 export const PLANES = ['seeds', 'views', 'widgets', 'objects'] as const;
+/** One of {@link PLANES}. */
 export type Plane = (typeof PLANES)[number];
 
 /** An artifact (or widget) that was not probed, and why. */

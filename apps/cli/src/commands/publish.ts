@@ -23,8 +23,9 @@ import { verifyStatic } from '../verify-static.ts';
 export const PUBLISH_USAGE =
   'usage: bvl publish <stack.json | folder> [--drafts <stack.json | folder>] [--format pretty|json|sarif] [--tenant t] [--package p]';
 
-/** Tenant and package used when the flags are absent. */
+/** Tenant used when --tenant is absent. */
 export const DEFAULT_TENANT = 'default';
+/** Package used when --package is absent. */
 export const DEFAULT_PACKAGE = 'default';
 
 /** Seed errors listed in pretty output; the JSON carries them all. */
