@@ -147,7 +147,7 @@ export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet): GraphB
   const merged = new Map<string, RawArtifact>();
   // A draft of a stored view document (a container, an object's listViews) replaces all of its
   // views: a view the draft drops must be gone, not silently kept from the published set.
-  const redrafted = new Set((drafts?.artifacts ?? []).flatMap((a) => (a.container ? [a.container] : a.type === 'object' ? [`object:${a.name}`] : [])));
+  const redrafted = redraftedContainers(drafts?.artifacts ?? []);
   for (const a of published.artifacts) if (!(a.container && redrafted.has(a.container))) merged.set(artifactKey(a.type, a.name), a);
   const replaced = new Set<string>();
   for (const a of drafts?.artifacts ?? []) {
@@ -550,6 +550,11 @@ export function optionValues(field: FieldDef): string[] | undefined {
 }
 
 export { childPointer };
+
+/** The stored view documents (containers, objects' listViews) that a set of drafts redrafts whole. */
+export function redraftedContainers(drafts: readonly RawArtifact[]): Set<string> {
+  return new Set(drafts.flatMap((a) => (a.container ? [a.container] : a.type === 'object' ? [`object:${a.name}`] : [])));
+}
 
 /** Prefixes an RFC 6901 pointer. */
 const rebase = (prefix: string, path: string): string => prefix + path;

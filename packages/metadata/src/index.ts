@@ -27,6 +27,7 @@ export {
   optionValues,
   RELATION_TYPES,
   rebaseViewPaths,
+  redraftedContainers,
   referenceOf,
   resolveField,
   type SeedNode,

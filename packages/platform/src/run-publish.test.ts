@@ -93,6 +93,23 @@ describe('publishPackage', () => {
     ]);
   });
 
+  it('a republished view container replaces the whole container: a view the draft drops is retired', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    const obj = { name: 'acct', fields: { name: { type: 'text' }, tier: { type: 'select', options: ['a', 'b'] } } };
+    const list = { type: 'grid', data: { provider: 'object', object: 'acct' }, columns: ['name'] };
+    await stageDrafts(
+      platform,
+      scope,
+      stack({ objects: [obj], views: [{ list, listViews: { board: { ...list, type: 'kanban', kanban: { groupByField: 'tier' } } } }] }),
+    );
+    expect((await publishPackage(platform, scope)).outcome).toBe('published');
+    expect((await activeRows(scope.tenant)).filter((x) => x.type === 'view').map((x) => x.name)).toEqual(['acct.board', 'acct.default']);
+    await stageDrafts(platform, scope, stack({ views: [{ list }] }));
+    expect([...(await readOverlay(platform, scope)).drafts.artifacts.map((a) => a.container)]).toEqual(['container:acct']);
+    expect((await publishPackage(platform, scope)).outcome).toBe('published');
+    expect((await activeRows(scope.tenant)).filter((x) => x.type === 'view').map((x) => x.name)).toEqual(['acct.default']);
+  });
+
   it('leaves the previous published state intact when it crashes after some DDL', async () => {
     const scope = { tenant: made.next(), package: 'app' };
     await stageDrafts(platform, scope, stack(v1));

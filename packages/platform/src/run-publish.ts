@@ -1,5 +1,5 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import { buildGraph, type Graph, type RawArtifact } from '@bvl/metadata';
+import { buildGraph, type Graph, type RawArtifact, redraftedContainers } from '@bvl/metadata';
 import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import { describeDbError } from './describe-db-error.ts';
@@ -192,6 +192,23 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
     .returning(['type', 'name', 'version'])
     .execute();
   await trx.deleteFrom('bvl.metadata_items').where('tenant_id', '=', scope.tenant).where('package', '=', scope.package).where('state', '=', 'draft').execute();
+  // A draft container replaces its whole published container (as the overlay showed): views it dropped are retired.
+  const redrafted = redraftedContainers(drafts.flatMap((d) => fromStoredArtifact(d, true) ?? []));
+  const retired = active.filter((a) => {
+    if (a.package !== scope.package || a.type !== 'view' || draftSlots.has(`${a.type}\u0000${a.name}`)) return false;
+    const container = fromStoredArtifact(a, false)?.container;
+    return container !== undefined && redrafted.has(container);
+  });
+  for (const r of retired) {
+    await trx
+      .deleteFrom('bvl.metadata_items')
+      .where('tenant_id', '=', scope.tenant)
+      .where('package', '=', scope.package)
+      .where('type', '=', 'view')
+      .where('name', '=', r.name)
+      .where('state', '=', 'active')
+      .execute();
+  }
 
   await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
   const steps = diffSchema(plan.tables, await readExistingSchema(trx, schema));

@@ -13,6 +13,8 @@ interface StoredView {
   readonly viewKind?: 'list' | 'form' | undefined;
   readonly object?: string | undefined;
   readonly key?: string | undefined;
+  readonly docPrefix?: string | undefined;
+  readonly container?: string | undefined;
   readonly config: unknown;
 }
 
@@ -20,7 +22,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** A loaded artifact → its stored form. A view keeps the expansion the loader did, so it is rebuilt exactly. */
 export function toStoredArtifact(a: RawArtifact): StoredArtifact {
-  const body = a.type === 'view' ? ({ viewKind: a.viewKind, object: a.object, key: a.key, config: a.body } satisfies StoredView) : a.body;
+  const body =
+    a.type === 'view'
+      ? ({ viewKind: a.viewKind, object: a.object, key: a.key, docPrefix: a.docPrefix, container: a.container, config: a.body } satisfies StoredView)
+      : a.body;
   return { type: a.type, name: a.name, body, source: { ...(a.source.file !== undefined ? { file: a.source.file } : {}), pointer: a.source.pointer } };
 }
 
@@ -41,6 +46,8 @@ export function fromStoredArtifact(row: { type: string; name: string; body: unkn
     viewKind: v.viewKind === 'form' ? 'form' : v.viewKind === 'list' ? 'list' : undefined,
     object: typeof v.object === 'string' ? v.object : undefined,
     key: typeof v.key === 'string' ? v.key : undefined,
+    docPrefix: typeof v.docPrefix === 'string' ? v.docPrefix : undefined,
+    container: typeof v.container === 'string' ? v.container : undefined,
   };
 }
 
