@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 // The runtime (L3) bench: publish + probe of app-showcase on PGlite (and PostgreSQL when
 // DATABASE_URL is set), probe overhead per widget against the same SQL run directly, and a
 // 100k-row generated seed. Prints figures; asserts nothing (the machine is shared and noisy).
@@ -9,7 +10,10 @@ import { createProbeEngine, dropTenant, openPlatform, type Platform, type Platfo
 import { planProbes, runProbes } from '@bvl/runtime-probes';
 import { CompiledQuery } from 'kysely';
 
-const SHOWCASE = '/work/shared/corpora/objectstack/app-showcase.stack.json';
+// The shared corpora sit beside the repository (as in CI's clone).
+const CORPORA_DIR = join(import.meta.dirname, '../../shared/corpora/objectstack');
+
+const SHOWCASE = join(CORPORA_DIR, 'app-showcase.stack.json');
 /** Timed repetitions per widget query (median taken). */
 const WIDGET_RUNS = 7;
 /** Rows in the generated seed. */

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluateCel, isCelEnvelope } from './evaluate-cel.ts';
+
+// The shared corpora sit beside the repository (as in CI's clone).
+const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 
 const NOW = new Date('2026-03-15T10:30:00Z');
 const at = (source: string) => {
@@ -46,7 +50,7 @@ describe('evaluateCel', () => {
       if (isCelEnvelope(v)) sources.add(v.source);
       else if (typeof v === 'object' && v !== null) Object.values(v).forEach(walk);
     };
-    for (const f of ['app-crm', 'app-showcase', 'app-todo']) walk(JSON.parse(readFileSync(`/work/shared/corpora/objectstack/${f}.stack.json`, 'utf8')).data);
+    for (const f of ['app-crm', 'app-showcase', 'app-todo']) walk(JSON.parse(readFileSync(join(CORPORA_DIR, `${f}.stack.json`), 'utf8')).data);
     expect(sources.size).toBeGreaterThan(50);
     for (const s of sources) expect(evaluateCel(s, NOW), s).toMatchObject({ ok: true });
   });

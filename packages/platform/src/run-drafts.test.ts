@@ -1,9 +1,13 @@
+import { join } from 'node:path';
 import { buildGraph, readSource } from '@bvl/metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestPlatform, tenants } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { discardDrafts, listDrafts, readOverlay, stageDrafts } from './run-drafts.ts';
 import { ScopeError } from './scope.ts';
+
+// The shared corpora sit beside the repository (as in CI's clone).
+const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 
 let platform: Platform;
 const made = tenants(() => platform);
@@ -18,7 +22,7 @@ afterAll(async () => {
 describe('draft store', () => {
   it('stages a whole stack and reads it back as the same graph (views rebuilt from their expansion)', async () => {
     const scope = { tenant: made.next(), package: 'app' };
-    const set = await readSource('/work/shared/corpora/objectstack/app-showcase.stack.json');
+    const set = await readSource(join(CORPORA_DIR, 'app-showcase.stack.json'));
     expect(await stageDrafts(platform, scope, set)).toEqual({ staged: set.artifacts.length });
     const overlay = await readOverlay(platform, scope);
     expect(overlay.published.artifacts).toEqual([]);
@@ -37,7 +41,7 @@ describe('draft store', () => {
       });
       expect(back.list ?? back.form).toEqual(view.list ?? view.form);
     }
-    expect(stored.graph.sourceOf('view', 'showcase_task.board')?.file).toBe('/work/shared/corpora/objectstack/app-showcase.stack.json');
+    expect(stored.graph.sourceOf('view', 'showcase_task.board')?.file).toBe(join(CORPORA_DIR, 'app-showcase.stack.json'));
   });
 
   it('upserts one draft per slot, lists and discards them', async () => {

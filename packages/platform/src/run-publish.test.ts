@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { collectStack, readSource } from '@bvl/metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestPlatform, tenants } from '../test/test-platform.ts';
@@ -6,6 +7,9 @@ import type { Platform } from './open-platform.ts';
 import { readExistingSchema } from './run-ddl.ts';
 import { listDrafts, readOverlay, stageDrafts } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
+
+// The shared corpora sit beside the repository (as in CI's clone).
+const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 
 let platform: Platform;
 const made = tenants(() => platform);
@@ -36,7 +40,7 @@ describe('publishPackage on the shared corpora', () => {
   ];
   it.each(corpora)('%s: one transaction promotes and creates %i tables; seeds land (%i records)', async (file, objects, records) => {
     const scope = { tenant: made.next(), package: 'app' };
-    const set = await readSource(`/work/shared/corpora/objectstack/${file}.stack.json`);
+    const set = await readSource(join(CORPORA_DIR, `${file}.stack.json`));
     await stageDrafts(platform, scope, set);
     const r = await publishPackage(platform, scope);
     expect(r.outcome).toBe('published');

@@ -1,5 +1,5 @@
 // Builds one migrated PGlite once per run and dumps it; every test file starts its own database
-// from the dump (~0.5 s instead of a ~3 s cold start). Not needed when DATABASE_URL is set.
+// from the dump (~0.5 s instead of a ~3 s cold start). Only the pglite project uses it.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +13,6 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (process.env.DATABASE_URL) {
-    project.provide('pgliteDump', '');
-    return async () => {};
-  }
   const dir = await mkdtemp(join(tmpdir(), 'bvl-pglite-'));
   const platform = await openPlatform({ dataDir: 'memory' });
   const dump = await dumpPglite(platform);

@@ -1,17 +1,20 @@
-// Test support: a platform on PGlite (from the migrated dump) or on PostgreSQL when DATABASE_URL is
-// set, and a fresh tenant per test so parallel runs never share tables.
+// Test support: a platform on PGlite (from the migrated dump) or on PostgreSQL (DATABASE_URL), as the
+// vitest project says (vitest.config.ts), and a fresh tenant per test so parallel runs never share tables.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
 import { dropTenant, openPlatform, type Platform } from '../src/index.ts';
 
 /** Which engine the suite runs on. */
-export const ENGINE = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+export const ENGINE: 'postgres' | 'pglite' = process.env.BVL_TEST_ENGINE === 'postgres' ? 'postgres' : 'pglite';
 
 /** Opens the platform under test; `now` fixes the clock. */
 export async function openTestPlatform(now?: () => Date): Promise<Platform> {
   const url = process.env.DATABASE_URL;
-  if (url) return openPlatform({ databaseUrl: url, now });
+  if (ENGINE === 'postgres') {
+    if (!url) throw new Error('the postgres test project needs DATABASE_URL');
+    return openPlatform({ databaseUrl: url, now });
+  }
   const dump = inject('pgliteDump');
   return openPlatform({ dataDir: 'memory', loadDataDir: new Blob([await readFile(dump)]), now });
 }

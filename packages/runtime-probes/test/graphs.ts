@@ -1,10 +1,14 @@
 // Test support: graphs of the shared corpora and of small inline stacks.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildGraph, collectStack, type Graph } from '@bvl/metadata';
+
+// The shared corpora sit beside the repository (as in CI's clone).
+const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 
 /** The graph of a shared corpus stack. */
 export function corpus(name: 'app-crm' | 'app-showcase' | 'app-todo'): Graph {
-  const file = `/work/shared/corpora/objectstack/${name}.stack.json`;
+  const file = join(CORPORA_DIR, `${name}.stack.json`);
   return buildGraph(collectStack(JSON.parse(readFileSync(file, 'utf8')), { file })).graph;
 }
 

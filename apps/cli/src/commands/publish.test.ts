@@ -14,9 +14,9 @@ import { publishCommand } from './publish.ts';
 
 // Runs on PGlite under a temporary cwd (<cwd>/.bvl/data), or on PostgreSQL when DATABASE_URL is
 // set. Every test publishes into its own tenant, so parallel runs never share tables.
-const CORPORA = '/work/shared/corpora/objectstack';
+const CORPORA = join(import.meta.dirname, '../../../../../shared/corpora/objectstack');
 const EXAMPLE = join(import.meta.dirname, '../../../../examples/expense-tracker');
-const env = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {};
+const env: { DATABASE_URL?: string } = process.env.BVL_TEST_ENGINE === 'postgres' && process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {};
 let cwd: string;
 const tenantsMade: string[] = [];
 const tenant = () => {

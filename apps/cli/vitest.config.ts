@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+const bounds = { testTimeout: 120_000, hookTimeout: 120_000 };
+
+// Every command test runs on embedded PGlite; `bvl publish` runs a second time on PostgreSQL when
+// DATABASE_URL is set (CI sets it), so both engines are proven in one `npm test`.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'pglite', include: ['src/**/*.test.ts'], env: { BVL_TEST_ENGINE: 'pglite' }, ...bounds } },
+      ...(process.env.DATABASE_URL
+        ? [{ test: { name: 'postgres', include: ['src/commands/publish.test.ts'], env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }]
+        : []),
+    ],
+  },
+});
