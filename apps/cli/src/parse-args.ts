@@ -28,3 +28,9 @@ export function parseFormat(value: unknown): Format {
     throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(v)})`);
   return v as Format;
 }
+
+/** The one stack path a command takes, or a usage error naming what is missing. */
+export function oneStackArg(positionals: readonly string[], verb: string, usage: string): string {
+  if (positionals.length === 1) return positionals[0]!;
+  throw new UsageError(positionals.length === 0 ? `missing the stack to ${verb}\n${usage}` : `expected one stack, got ${positionals.length}\n${usage}`);
+}

@@ -16,7 +16,7 @@ import {
 } from '@bvl/platform';
 import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-probes';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
+import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { verifyStatic } from '../verify-static.ts';
 
 /** Usage text of `bvl publish`. */
@@ -57,10 +57,7 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
     tenant: { type: 'string' },
     package: { type: 'string' },
   });
-  if (positionals.length !== 1)
-    throw new UsageError(
-      positionals.length === 0 ? `missing the stack to publish\n${PUBLISH_USAGE}` : `expected one stack, got ${positionals.length}\n${PUBLISH_USAGE}`,
-    );
+  const stack = oneStackArg(positionals, 'publish', PUBLISH_USAGE);
   const format = parseFormat(values.format);
   const tenant = values.tenant ?? DEFAULT_TENANT;
   const pkg = values.package ?? DEFAULT_PACKAGE;
@@ -72,7 +69,7 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
   if (bad) throw new UsageError(bad);
   const target = { tenant, package: pkg, schema: tenantSchema(tenant) };
 
-  const published = await readSource(positionals[0]!, { cwd: io.cwd });
+  const published = await readSource(stack, { cwd: io.cwd });
   const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
   const gate = verifyStatic(published, drafts);
   const checked = { ...gate.checked } as Record<string, number>;

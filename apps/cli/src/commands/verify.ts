@@ -1,7 +1,7 @@
 import { formatPretty, formatSarif } from '@bvl/build-issue';
 import { readSource } from '@bvl/metadata';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
+import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { STATIC_LAYERS, type StaticLayer, verifyStatic } from '../verify-static.ts';
 
 /** Usage text of `bvl verify`. */
@@ -26,13 +26,10 @@ export async function verifyCommand(argv: string[], io: CliIo): Promise<number> 
     format: { type: 'string' },
     layers: { type: 'string' },
   });
-  if (positionals.length !== 1)
-    throw new UsageError(
-      positionals.length === 0 ? `missing the stack to verify\n${VERIFY_USAGE}` : `expected one stack, got ${positionals.length}\n${VERIFY_USAGE}`,
-    );
+  const stack = oneStackArg(positionals, 'verify', VERIFY_USAGE);
   const format = parseFormat(values.format);
   const layers = parseLayers(values.layers);
-  const published = await readSource(positionals[0]!, { cwd: io.cwd });
+  const published = await readSource(stack, { cwd: io.cwd });
   const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
   const { graph, issues, checked } = verifyStatic(published, drafts, layers);
   const ok = !issues.some((i) => i.severity === 'error');
