@@ -71,8 +71,6 @@ export const FIELD_TYPES = [
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-const Scalar = z.union([z.string(), z.number(), z.boolean()]);
-
 /** A select option: `{label, value}` or a bare value. */
 // Object first: it is the common shape, and a failed union branch costs an issue allocation.
 /** Option values are SystemIdentifiers: lowercase, as ObjectStack's SelectOptionSchema requires (mixed case is rejected). */
