@@ -7,6 +7,6 @@ const readme = readFileSync(join(import.meta.dirname, '../../../README.md'), 'ut
 
 describe('README code catalogue', () => {
   it.each(Object.entries(CATALOGUE))('documents %s with its layer and severity', (code, entry) => {
-    expect(readme).toContain(`| ${entry.layer} | \`${code}\` | ${entry.severity} |`);
+    expect(readme).toMatch(new RegExp(`\\|\\s*${entry.layer}\\s*\\|\\s*\`${code}\`\\s*\\|\\s*${entry.severity}\\s*\\|`));
   });
 });
