@@ -118,6 +118,11 @@ export interface Graph {
   readonly apps: ReadonlyMap<string, AppNode>;
   readonly seeds: ReadonlyMap<string, SeedNode>;
   readonly seedsByObject: ReadonlyMap<string, readonly SeedNode[]>;
+  /**
+   * Published seeds a draft replaced, by object: their rows were upserted by an earlier publish and
+   * still exist, so their natural keys still resolve lookups (unless the object's seed now replaces).
+   */
+  readonly priorSeedsByObject: ReadonlyMap<string, readonly SeedNode[]>;
   readonly reports: ReadonlyMap<string, NamedNode>;
   readonly pages: ReadonlyMap<string, NamedNode>;
   /** Where an artifact came from (for SARIF physical locations). */
@@ -150,16 +155,22 @@ export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet): GraphB
   const redrafted = redraftedContainers(drafts?.artifacts ?? []);
   for (const a of published.artifacts) if (!(a.container && redrafted.has(a.container))) merged.set(artifactKey(a.type, a.name), a);
   const replaced = new Set<string>();
+  const priorSeeds: RawArtifact[] = [];
   for (const a of drafts?.artifacts ?? []) {
     const k = artifactKey(a.type, a.name);
-    if (merged.has(k)) replaced.add(k);
+    const prior = merged.get(k);
+    if (prior) replaced.add(k);
+    if (prior?.type === 'seed' && !prior.refused) priorSeeds.push(prior);
     merged.set(k, a);
   }
   const issues: BuildIssue[] = [];
   for (const p of [...published.problems.filter((p) => !replaced.has(artifactKey(p.type, p.name))), ...(drafts?.problems ?? [])]) {
     issues.push(makeIssue({ code: p.code, artifact: { type: p.type, name: p.name }, message: p.message, fix: p.fix, path: p.path ?? '', draft: p.draft }));
   }
-  const b = new GraphBuilder(issues);
+  // Replaced published seeds are indexed on the side, their schema problems unreported (the draft is what counts).
+  const prior = new GraphBuilder([]);
+  for (const a of priorSeeds) prior.add(a);
+  const b = new GraphBuilder(issues, prior.seedsByObject);
   for (const a of merged.values()) b.add(a);
   return { graph: b.finish(), issues };
 }
@@ -177,7 +188,10 @@ class GraphBuilder {
   readonly pages = new Map<string, NamedNode>();
   readonly sources = new Map<string, ArtifactSource>();
 
-  constructor(private readonly issues: BuildIssue[]) {}
+  constructor(
+    private readonly issues: BuildIssue[],
+    private readonly priorSeedsByObject: ReadonlyMap<string, readonly SeedNode[]> = new Map(),
+  ) {}
 
   add(a: RawArtifact): void {
     this.sources.set(artifactKey(a.type, a.name), a.source);
@@ -220,6 +234,7 @@ class GraphBuilder {
       apps: this.apps,
       seeds: this.seeds,
       seedsByObject: this.seedsByObject,
+      priorSeedsByObject: this.priorSeedsByObject,
       reports: this.reports,
       pages: this.pages,
       sourceOf: (type, name) => sources.get(artifactKey(type, name)),

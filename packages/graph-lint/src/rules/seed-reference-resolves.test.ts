@@ -18,10 +18,19 @@ describe(rule.meta.name, () =>
         stack: (s) => (s.data[1].records[0].category = 'Office'),
         drafts: (b) => ({ data: [{ ...b.data[0], records: [...b.data[0].records, { name: 'Office' }] }] }),
       },
+      {
+        name: 'a draft seed adding rows keeps the published rows resolvable (upsert never deletes)',
+        drafts: (b) => ({ data: [{ ...b.data[0], records: [{ name: 'Office' }] }] }),
+      },
       { name: 'null lookup', stack: (s) => (s.data[1].records[0].category = null) },
       { name: "a target seed keyed by a missing field is that seed's unknown_field, not a cascade here", stack: (s) => (s.data[0].externalId = 'nme') },
     ],
     invalid: [
+      {
+        name: 'a draft seed in replace mode retires the published rows',
+        drafts: (b) => ({ data: [{ ...b.data[0], mode: 'replace', records: [{ name: 'Office' }] }] }),
+        errors: [0, 1, 2, 3].map((i) => ({ code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: `/records/${i}/category` })),
+      },
       {
         name: 'typo in natural key',
         stack: (s) => (s.data[1].records[2].category = 'Meal'),

@@ -8,7 +8,10 @@ const isCel = (v: unknown): boolean => typeof v === 'object' && v !== null && !A
 function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Set<string>; by: string } | null>): { keys: Set<string>; by: string } | null {
   const hit = cache.get(object);
   if (hit !== undefined) return hit;
-  const seeds = (graph.seedsByObject.get(object) ?? []).filter((s) => !s.invalid);
+  const current = (graph.seedsByObject.get(object) ?? []).filter((s) => !s.invalid);
+  // Rows an earlier publish upserted still exist unless the object's seed now replaces its rows.
+  const prior = current.some((s) => s.mode === 'replace') ? [] : (graph.priorSeedsByObject.get(object) ?? []).filter((s) => !s.invalid);
+  const seeds = [...current, ...prior];
   if (seeds.length === 0) {
     cache.set(object, null);
     return null;
