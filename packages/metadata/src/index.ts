@@ -39,4 +39,13 @@ export { PLATFORM_OBJECTS } from './platform-objects.ts';
 export { MAX_FILE_BYTES, readSource, SourceError } from './read-source.ts';
 export * from './schemas.ts';
 export { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
-export { BLOCK_FIELDS, type FieldMention, formViewFieldMentions, listColumns, listFilterFields, listViewFieldMentions, normalizeSort } from './view-fields.ts';
+export {
+  BLOCK_FIELDS,
+  type FieldMention,
+  formViewFieldMentions,
+  listColumns,
+  listFilterFields,
+  listViewFieldMentions,
+  normalizeSort,
+  VIEW_FILTER_OPERATOR_NAMES,
+} from './view-fields.ts';

@@ -105,3 +105,38 @@ export function formViewFieldMentions(view: FormViewDef): FieldMention[] {
   );
   return out;
 }
+
+/**
+ * The view filter operators of the format (ObjectStack VIEW_FILTER_OPERATORS) and the aliases it
+ * accepts. The platform's data engine compiles every one of them (a test holds it to this list).
+ */
+export const VIEW_FILTER_OPERATOR_NAMES: readonly string[] = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'icontains',
+  'starts_with',
+  'ends_with',
+  'greater_than',
+  'less_than',
+  'greater_than_or_equal',
+  'less_than_or_equal',
+  'in',
+  'not_in',
+  'is_empty',
+  'is_not_empty',
+  'is_null',
+  'is_not_null',
+  'before',
+  'after',
+  'between',
+  'eq',
+  'ne',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'nin',
+];

@@ -1,4 +1,4 @@
-import { buildGraph, collectStack } from '@bvl/metadata';
+import { buildGraph, collectStack, VIEW_FILTER_OPERATOR_NAMES } from '@bvl/metadata';
 import { describe, expect, it } from 'vitest';
 import { compileFind, type FindQuery, VIEW_FILTER_OPERATORS } from './compile-find.ts';
 
@@ -21,6 +21,12 @@ const sqlOf = (q: FindQuery) => {
 };
 
 describe('compileFind', () => {
+  it("compiles every view filter operator L1 accepts (one list, metadata's)", () => {
+    for (const operator of VIEW_FILTER_OPERATOR_NAMES) {
+      expect(compile({ filter: [{ field: 'title', operator, value: operator === 'between' ? ['a', 'b'] : 'x' }] }).ok, operator).toBe(true);
+    }
+  });
+
   it('reads id and the columns, sorted and limited, values as parameters', () => {
     expect(sqlOf({ columns: ['title', 'hours'], sort: [{ field: 'hours', order: 'desc' }], limit: 1 })).toEqual({
       sql: 'select "id" as "id", "title" as "title", "hours" as "hours" from "t_x"."task" order by "hours" desc limit $1',

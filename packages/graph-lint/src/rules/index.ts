@@ -15,6 +15,7 @@ import seedObjectExists from './seed-object-exists.ts';
 import seedReferenceResolves from './seed-reference-resolves.ts';
 import seedValueInOptions from './seed-value-in-options.ts';
 import viewFieldsExist from './view-fields-exist.ts';
+import viewFilterOperatorsKnown from './view-filter-operators-known.ts';
 import viewObjectExists from './view-object-exists.ts';
 import widgetDatasetExists from './widget-dataset-exists.ts';
 import widgetDimensionExists from './widget-dimension-exists.ts';
@@ -38,6 +39,7 @@ export const RULES: readonly Rule[] = [
   seedReferenceResolves,
   seedValueInOptions,
   viewFieldsExist,
+  viewFilterOperatorsKnown,
   viewObjectExists,
   widgetDatasetExists,
   widgetDimensionExists,
