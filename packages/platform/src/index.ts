@@ -24,7 +24,15 @@ export {
   tenantSchema,
 } from './identifier.ts';
 export { naturalKeyOf } from './natural-key.ts';
-export { DEFAULT_MAX_CONNECTIONS, dumpPglite, openPlatform, type Platform, type PlatformOptions, platformOptionsFromEnv } from './open-platform.ts';
+export {
+  DATA_DIR_LOCK,
+  DEFAULT_MAX_CONNECTIONS,
+  dumpPglite,
+  openPlatform,
+  type Platform,
+  type PlatformOptions,
+  platformOptionsFromEnv,
+} from './open-platform.ts';
 export { orderSeeds } from './order-seeds.ts';
 export {
   type ColumnDefault,
@@ -43,7 +51,7 @@ export { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.
 export { type DraftSummary, discardDrafts, listDrafts, type Overlay, readOverlay, STAGE_BATCH, stageDrafts } from './run-drafts.ts';
 export { MIGRATIONS, migrateToLatest } from './run-migrations.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
-export { type PublishedItem, type PublishOptions, type PublishResult, publishPackage } from './run-publish.ts';
+export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage } from './run-publish.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, runReadOnly } from './run-read-only.ts';
 export {
   type ApplySeedsOptions,

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -55,8 +55,10 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
       connectionTimeoutMillis: 10_000,
       options: '-c TimeZone=UTC',
     });
-    // An idle client's network error must not crash the process; the next query reports it.
+    // A network error must not crash the process: an idle client's surfaces on the next query, and a
+    // checked-out client's (the server went away mid-request) rejects the query in flight.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool }) });
     const location = redact(options.databaseUrl);
     try {
@@ -69,10 +71,13 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   }
   const dir = options.dataDir ?? join(process.cwd(), '.bvl', 'data');
   if (dir !== 'memory') await mkdir(dir, { recursive: true });
+  // PGlite is single-process: a second process on the same folder corrupts it. Hold a lock file.
+  const unlock = dir === 'memory' ? async () => {} : await lockDataDir(dir);
   let lite: PGlite;
   try {
     lite = await PGlite.create(dir === 'memory' ? undefined : dir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
   } catch (e) {
+    await unlock();
     throw new Error(`cannot open PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
   }
   const db = new Kysely<BvlDatabase>({ dialect: new PGliteDialect(lite) });
@@ -82,9 +87,17 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
     await migrateToLatest(db);
   } catch (e) {
     await db.destroy().catch(() => {});
+    await unlock();
     throw new Error(`cannot migrate PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
   }
-  const platform: Platform = { db, now, engine: 'pglite', location: dir === 'memory' ? 'PGlite (in memory)' : `PGlite at ${dir}`, close: () => db.destroy() };
+  const close = async () => {
+    try {
+      await db.destroy();
+    } finally {
+      await unlock();
+    }
+  };
+  const platform: Platform = { db, now, engine: 'pglite', location: dir === 'memory' ? 'PGlite (in memory)' : `PGlite at ${dir}`, close };
   Object.defineProperty(platform, LITE, { value: lite });
   return platform;
 }
@@ -95,6 +108,41 @@ export async function dumpPglite(platform: Platform): Promise<Blob> {
   const lite = (platform as Platform & { [LITE]?: PGlite })[LITE];
   if (!lite) throw new Error('this platform was not opened by openPlatform');
   return lite.dumpDataDir('none');
+}
+
+/** The lock file that keeps a second process off a PGlite data folder. */
+export const DATA_DIR_LOCK = 'bvl.lock';
+
+/**
+ * Takes the data folder's lock file (exclusive create). A lock left by a process that no longer
+ * exists is taken over; a live holder (this process included: two opens of one folder corrupt it
+ * just the same) is an error naming it. Returns the release.
+ */
+async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  const file = join(dir, DATA_DIR_LOCK);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(file, String(process.pid), { flag: 'wx' });
+      return () => rm(file, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot lock PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
+      const holder = Number.parseInt(await readFile(file, 'utf8').catch(() => ''), 10);
+      if (Number.isSafeInteger(holder) && holder > 0 && isAlive(holder)) {
+        throw new Error(`PGlite at ${dir} is in use by process ${holder} (embedded Postgres is single-process); wait for it, or set DATABASE_URL`);
+      }
+      await rm(file, { force: true });
+    }
+  }
+  throw new Error(`cannot lock PGlite at ${dir}: the lock file keeps reappearing`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function redact(url: string): string {

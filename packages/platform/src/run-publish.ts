@@ -19,6 +19,9 @@ export interface PublishOptions {
   readonly afterDdlStep?: AfterStep;
 }
 
+/** How long a publish's DDL waits for a table lock held by a reader before it gives up and rolls back. */
+export const PUBLISH_LOCK_TIMEOUT_MS = 10_000;
+
 /** A promoted item and its new version. */
 export interface PublishedItem {
   readonly type: string;
@@ -105,7 +108,22 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   if (promotion.kind === 'refused') return { outcome: 'refused', schema, issues: promotion.issues };
   const graph = promotion.graph;
   const seeds = [...graph.seeds.values()].filter((s) => promotion.seeds.has(s.name));
-  const seedApplied = await applySeeds(ctx, { schema, graph, seeds, now: ctx.now(), ...(options.env ? { env: options.env } : {}) });
+  let seedApplied: SeedApplied;
+  try {
+    seedApplied = await applySeeds(ctx, { schema, graph, seeds, now: ctx.now(), ...(options.env ? { env: options.env } : {}) });
+  } catch (e) {
+    // The metadata and tables are committed; only the seeds did not run (e.g. the database went away).
+    const message = `seeds not applied: ${describeDbError(e)}`;
+    seedApplied = {
+      success: false,
+      inserted: 0,
+      updated: 0,
+      skipped: 0,
+      errors: seeds.map((s) => ({ seed: s.name, object: s.object, recordIndex: -1, message })),
+      errorsOmitted: 0,
+      seeds: [],
+    };
+  }
   if (logId !== undefined)
     await ctx.db
       .updateTable('bvl.publish_log')
@@ -117,6 +135,9 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
 
 async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope, schema: string, options: PublishOptions): Promise<Promotion> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`bvl.publish:${scope.tenant}/${scope.package}`}, 0))`.execute(trx);
+  // Once this publish holds the package, DDL must not wait forever behind a long reader of a table
+  // (and make every later reader queue behind it): give up, roll back and say so.
+  await sql`set local lock_timeout = ${sql.lit(`${PUBLISH_LOCK_TIMEOUT_MS}ms`)}`.execute(trx);
   const rows = await trx
     .selectFrom('bvl.metadata_items')
     .select(['type', 'name', 'package', 'body', 'source', 'state'])

@@ -82,6 +82,20 @@ describe('applySeeds (through publish)', () => {
     ]);
   });
 
+  it('many records of one key: the last one wins, the same on the first publish and on a replay', async () => {
+    const t = made.next();
+    const seed = { object: 'acct', externalId: 'code', records: Array.from({ length: 300 }, (_, i) => ({ code: `K${i % 3}`, name: `n${i}`, revenue: i })) };
+    const last = [
+      ['K0', 'n297', '297'],
+      ['K1', 'n298', '298'],
+      ['K2', 'n299', '299'],
+    ];
+    expect(await publish(t, [seed])).toMatchObject({ success: true, inserted: 3, updated: 297 });
+    expect((await rows(t, 'acct', 'code')).map((r) => [r.code, r.name, r.revenue])).toEqual(last);
+    expect(await publish(t, [seed])).toMatchObject({ success: true, inserted: 0, updated: 300 });
+    expect((await rows(t, 'acct', 'code')).map((r) => [r.code, r.name, r.revenue])).toEqual(last);
+  });
+
   it("mode 'insert' duplicates on replay; 'ignore' leaves existing rows alone; 'update' only updates", async () => {
     const t = made.next();
     await publish(t, [{ ...accounts, mode: 'insert' }]);

@@ -281,6 +281,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     const inserts: Array<{ p: Prepared; id: string }> = [];
     const updates: Array<{ p: Prepared; id: string }> = [];
     const rowIds = new Map<number, string>();
+    const pendingById = new Map<string, { p: Prepared; id: string }>();
     for (const p of chunk) {
       if (matches.get(p.index) === '') continue; // its key could not be matched: reported, not written
       const key = keyless ? undefined : keyText(seed.externalId.map((k) => p.row[k]));
@@ -302,7 +303,17 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       const id = write === 'update' ? existing! : typeof p.row.id === 'string' ? p.row.id : randomUUID();
       rowIds.set(p.index, id);
       if (key !== undefined) seen.set(key, id);
-      (write === 'insert' ? inserts : updates).push({ p, id });
+      // Two records of one key in a chunk write one row: merge into the pending write, the later
+      // record winning, so the result is the same on a first publish and on every replay.
+      const pending = write === 'update' ? pendingById.get(id) : undefined;
+      if (pending) {
+        pending.p = { ...pending.p, row: { ...pending.p.row, ...p.row } };
+        outcome.updated++;
+        continue;
+      }
+      const entry = { p, id };
+      pendingById.set(id, entry);
+      (write === 'insert' ? inserts : updates).push(entry);
     }
     await writeInserts(db, table, inserts, outcome, err);
     await writeUpdates(db, table, updates, (c) => planOf(c)?.type, outcome, err);

@@ -1,0 +1,68 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ENGINE } from '../test/test-platform.ts';
+import { DATA_DIR_LOCK, openPlatform } from './open-platform.ts';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe.runIf(ENGINE === 'pglite')('openPlatform on a PGlite data folder', () => {
+  it('holds the folder: a second open is refused with a clear message until the first closes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bvl-lock-'));
+    dirs.push(dir);
+    const first = await openPlatform({ dataDir: dir });
+    expect(existsSync(join(dir, DATA_DIR_LOCK))).toBe(true);
+    await expect(openPlatform({ dataDir: dir })).rejects.toThrow(/in use by process \d+ .*single-process/);
+    await first.close();
+    expect(existsSync(join(dir, DATA_DIR_LOCK))).toBe(false);
+    const second = await openPlatform({ dataDir: dir });
+    await second.close();
+  });
+});
+
+describe.runIf(ENGINE === 'postgres')('openPlatform on PostgreSQL', () => {
+  it('a server that kills the connection mid-query rejects that query; the process survives and the pool recovers', async () => {
+    const url = process.env.DATABASE_URL!;
+    const platform = await openPlatform({ databaseUrl: url });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const tag = `bvl_kill_${process.pid}_${Date.now()}`;
+      const sleeping = sql`select pg_sleep(30) as ${sql.id(tag)}`.execute(platform.db).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      let killed = 0;
+      for (let i = 0; i < 50 && killed === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const r = await admin.query(
+          `select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where query like $1 and pid <> pg_backend_pid()) t`,
+          [`%${tag}%`],
+        );
+        killed = r.rows[0].n;
+      }
+      expect(killed).toBe(1);
+      expect((await sleeping)?.message).toMatch(/terminat/i);
+      // The dead client leaves the pool once its socket closes; within a few tries queries work again.
+      let one: number | undefined;
+      for (let i = 0; i < 10 && one === undefined; i++) {
+        one = await sql<{ one: number }>`select 1 as one`.execute(platform.db).then(
+          (r) => r.rows[0]!.one,
+          () => undefined,
+        );
+        if (one === undefined) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(one).toBe(1);
+    } finally {
+      await admin.end();
+      await platform.close();
+    }
+  });
+});
