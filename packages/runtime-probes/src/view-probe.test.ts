@@ -11,7 +11,10 @@ const graph = graphOf({
         data: { provider: 'object', object: 'exp' },
         columns: [{ field: 'title' }, 'cat.title', 'amount', 'title'],
         sort: 'amount desc, cat.title asc',
-        filter: [{ field: 'amount', operator: 'gt', value: 1 }],
+        filter: [
+          { field: 'amount', operator: 'gt', value: 1 },
+          { field: 'cat.title', operator: 'equals', value: 'x' },
+        ],
       },
       form: { type: 'simple', data: { provider: 'object', object: 'exp' }, sections: [{ fields: ['title', { field: 'amount' }] }] },
     },
@@ -19,7 +22,7 @@ const graph = graphOf({
 });
 
 describe('viewRead', () => {
-  it('is the first-page read of a list view: own columns, filter, sort, limit 1', () =>
+  it('is the first-page read of a list view: own columns, filter, sort, limit 1 (dotted lookup paths are the renderer’s)', () =>
     expect(viewRead(graph.views.get('exp.default')!)).toEqual({
       columns: ['title', 'amount'],
       filter: [{ field: 'amount', operator: 'gt', value: 1 }],

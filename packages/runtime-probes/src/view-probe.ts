@@ -41,10 +41,16 @@ export function viewRead(view: ViewNode): ViewRead | undefined {
         .map((m) => m.field)
         .filter(own),
     ),
-    ...(list.filter !== undefined ? { filter: list.filter } : {}),
+    ...(list.filter !== undefined ? { filter: ownFilter(list.filter) } : {}),
     ...(sort.length ? { sort } : {}),
     limit: 1,
   };
+}
+
+/** The filter conditions on the table's own columns (dotted lookup paths are the renderer's to resolve, as for columns). */
+function ownFilter(filter: NonNullable<NonNullable<ViewNode['list']>['filter']>): typeof filter {
+  if (Array.isArray(filter)) return filter.filter((row) => own(row.field));
+  return Object.fromEntries(Object.entries(filter).filter(([k]) => k.startsWith('$') || own(k)));
 }
 
 function unique(xs: string[]): string[] {

@@ -29,6 +29,11 @@ describe('widgetSelection', () => {
 
 describe('judgeWidget', () => {
   const p = probe('by_status');
+  it('has no emptiness verdict on a filter by the signed-in user: the probe runs as nobody', () => {
+    const mine = { ...p, selection: { ...p.selection, filter: { owner_id: '{current_user_id}' } } };
+    expect(judgeWidget(mine, { ok: true, value: { rows: 0, sql: 's' } }, 3)).toBeUndefined();
+    expect(judgeWidget(mine, { ok: false, error: 'boom', sql: 's' }, 3)?.code).toBe('widget_query_failed');
+  });
   it('passes rows', () => expect(judgeWidget(p, { ok: true, value: { rows: 2, sql: 's' } }, 3)).toBeUndefined());
   it('a failed query is widget_query_failed with the error and SQL', () =>
     expect(judgeWidget(p, { ok: false, error: 'column exp.status does not exist', sql: 'select x' }, 3)).toMatchObject({
