@@ -84,6 +84,9 @@ function usingExpr(column: string, from: ColumnType | 'other', to: ColumnType): 
   if (to.base === 'jsonb' && !to.array && (from === 'other' || from.base !== 'jsonb')) return sql`to_jsonb(${c})`;
   if (to.array && from !== 'other' && !from.array)
     return sql`case when ${c} is null then null else array[${c}::${typeSql({ base: to.base, array: false })}] end`;
+  // A list becoming text keeps every element, as JSON (the form a seed writes a list into a text
+  // field); becoming another scalar keeps the first (a list of numbers has no lossless single number).
+  if (!to.array && from !== 'other' && from.array && to.base === 'text') return sql`array_to_json(${c})::text`;
   if (!to.array && from !== 'other' && from.array) return sql`(${c})[1]::${typeSql(to)}`;
   return sql`${c}::${typeSql(to)}`;
 }
