@@ -84,6 +84,15 @@ describe('collectStack', () => {
     expect(collectStack({ views: [{ name: 'o.x', type: 'grid', data: { object: 'o' } }] }).problems[0]!.name).toBe('o.x');
   });
 
+  it('refuses a body holding a NUL character (no Postgres text can store it), naming where', () => {
+    const set = collectStack({ data: [{ object: 's', records: [{ name: 'a\u0000b' }] }], objects: [{ name: 'ok' }] });
+    expect(set.problems.map((p) => [p.code, p.name, p.path])).toEqual([['invalid_artifact', 's', '/records/0/name']]);
+    expect(set.artifacts.map((a) => [a.name, a.refused ?? false])).toEqual([
+      ['ok', false],
+      ['s', true],
+    ]);
+  });
+
   it('accepts the record form { name: body }', () => {
     expect(names({ objects: { a: { fields: {} } } })).toEqual(['object/a']);
   });

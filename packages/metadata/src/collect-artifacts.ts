@@ -33,6 +33,29 @@ export function jsonDepth(value: unknown, cap = MAX_DEPTH): number {
   return max;
 }
 
+/**
+ * The pointer of the first string (value or key) holding a NUL character, or undefined. PostgreSQL
+ * text and jsonb cannot store U+0000, so such a body could never be staged or published.
+ */
+export function findNul(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return at;
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, childPointer(at, i)]));
+    else
+      for (const [k, c] of Object.entries(v)) {
+        if (k.includes('\u0000')) return childPointer(at, k);
+        stack.push([c, childPointer(at, k)]);
+      }
+  }
+  return undefined;
+}
+
 /** Options for collecting artifacts. */
 export interface CollectOptions {
   readonly file?: string | undefined;
@@ -61,6 +84,22 @@ export class ArtifactCollector {
       );
       // The name still resolves (no cascade of dangling references), but the body is never read.
       const name = nameOf(type, body) ?? fallbackName;
+      if (type !== 'view') this.push({ type, name, body: {}, source, draft: this.draft, refused: true });
+      return;
+    }
+    const nul = findNul(body);
+    if (nul !== undefined) {
+      const name = nameOf(type, body)?.replaceAll('\u0000', '\\0') ?? fallbackName;
+      this.problems.push({
+        code: 'invalid_artifact',
+        type,
+        name,
+        message: `The ${type} holds a NUL character (U+0000) at ${nul || '/'}; no database text can store it, so it could never be published.`,
+        fix: 'Remove the NUL character (a stray \\u0000 escape).',
+        path: nul,
+        draft: this.draft,
+        source,
+      });
       if (type !== 'view') this.push({ type, name, body: {}, source, draft: this.draft, refused: true });
       return;
     }

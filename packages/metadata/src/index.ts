@@ -6,6 +6,7 @@ export {
   describe,
   FOLDER_DIRS,
   type FolderFile,
+  findNul,
   jsonDepth,
   MAX_DEPTH,
   STACK_KEYS,

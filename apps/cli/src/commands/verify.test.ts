@@ -75,6 +75,17 @@ describe('bvl verify', () => {
     expect(r.err.trim().split('\n')[0]).toMatch(/^bvl: /);
   });
 
+  it('reports a NUL character (which no Postgres text can hold) as invalid_artifact at its path, exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bvl-'));
+    writeFileSync(
+      join(dir, 'nul.json'),
+      JSON.stringify({ objects: [{ name: 'o', fields: { name: { type: 'text' } } }], data: [{ object: 'o', records: [{ name: 'a\u0000b' }] }] }),
+    );
+    const io = recordingIo(dir);
+    expect(await main(['verify', 'nul.json', '--format', 'json'], io)).toBe(1);
+    expect(JSON.parse(io.out()).issues.map((i: any) => [i.code, i.artifact.name, i.path])).toEqual([['invalid_artifact', 'o', '/records/0/name']]);
+  });
+
   it('exits 2 on a stack file that is not JSON, naming the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bvl-'));
     writeFileSync(join(dir, 'bad.json'), '{"objects": [');
