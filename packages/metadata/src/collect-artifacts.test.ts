@@ -93,6 +93,11 @@ describe('collectStack', () => {
     ]);
   });
 
+  it('refuses a number JSON parses to infinity (it would silently become null)', () => {
+    const set = collectStack(JSON.parse('{"data":[{"object":"s","records":[{"v":1e400}]}]}'));
+    expect(set.problems.map((p) => [p.code, p.path, p.message.includes('infinity')])).toEqual([['invalid_artifact', '/records/0/v', true]]);
+  });
+
   it('accepts the record form { name: body }', () => {
     expect(names({ objects: { a: { fields: {} } } })).toEqual(['object/a']);
   });

@@ -34,22 +34,27 @@ export function jsonDepth(value: unknown, cap = MAX_DEPTH): number {
 }
 
 /**
- * The pointer of the first string (value or key) holding a NUL character, or undefined. PostgreSQL
- * text and jsonb cannot store U+0000, so such a body could never be staged or published.
+ * The first value no database can store, or undefined: a string (value or key) holding a NUL
+ * character (PostgreSQL text and jsonb reject U+0000), or a number JSON parsed to ±Infinity
+ * (`1e400`), which would silently become null.
  */
-export function findNul(value: unknown): string | undefined {
+export function findUnstorable(value: unknown): { path: string; what: string } | undefined {
   const stack: Array<[unknown, string]> = [[value, '']];
   while (stack.length > 0) {
     const [v, at] = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return at;
+      if (v.includes('\u0000')) return { path: at, what: 'a NUL character (U+0000), which no database text can store' };
+      continue;
+    }
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return { path: at, what: 'a number too large for any numeric column (it parses to infinity and would be stored as null)' };
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
     if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, childPointer(at, i)]));
     else
       for (const [k, c] of Object.entries(v)) {
-        if (k.includes('\u0000')) return childPointer(at, k);
+        if (k.includes('\u0000')) return { path: childPointer(at, k), what: 'a key with a NUL character (U+0000), which no database text can store' };
         stack.push([c, childPointer(at, k)]);
       }
   }
@@ -87,16 +92,16 @@ export class ArtifactCollector {
       if (type !== 'view') this.push({ type, name, body: {}, source, draft: this.draft, refused: true });
       return;
     }
-    const nul = findNul(body);
-    if (nul !== undefined) {
+    const unstorable = findUnstorable(body);
+    if (unstorable !== undefined) {
       const name = nameOf(type, body)?.replaceAll('\u0000', '\\0') ?? fallbackName;
       this.problems.push({
         code: 'invalid_artifact',
         type,
         name,
-        message: `The ${type} holds a NUL character (U+0000) at ${nul || '/'}; no database text can store it, so it could never be published.`,
-        fix: 'Remove the NUL character (a stray \\u0000 escape).',
-        path: nul,
+        message: `The ${type} holds ${unstorable.what} at ${unstorable.path || '/'}, so it could never be published as written.`,
+        fix: `Correct the value at ${unstorable.path || '/'}.`,
+        path: unstorable.path,
         draft: this.draft,
         source,
       });

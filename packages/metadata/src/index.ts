@@ -6,7 +6,7 @@ export {
   describe,
   FOLDER_DIRS,
   type FolderFile,
-  findNul,
+  findUnstorable,
   jsonDepth,
   MAX_DEPTH,
   STACK_KEYS,
