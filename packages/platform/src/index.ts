@@ -50,6 +50,7 @@ export { createDataEngine, type DataEngine, type DataEngineScope, planDatasetQue
 export { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
 export { type DraftSummary, discardDrafts, listDrafts, type Overlay, readOverlay, STAGE_BATCH, stageDrafts } from './run-drafts.ts';
 export { MIGRATIONS, migrateToLatest } from './run-migrations.ts';
+export { packageLockKey, withPackageLock } from './run-package-lock.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
 export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage } from './run-publish.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, runReadOnly } from './run-read-only.ts';

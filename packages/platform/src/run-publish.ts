@@ -6,6 +6,7 @@ import { describeDbError } from './describe-db-error.ts';
 import { diffSchema } from './diff-schema.ts';
 import { planTables } from './plan-tables.ts';
 import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
+import { packageLockKey } from './run-package-lock.ts';
 import { applySeeds, type SeedApplied } from './run-seeds.ts';
 import { ensureTenant } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
@@ -134,7 +135,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
 }
 
 async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope, schema: string, options: PublishOptions): Promise<Promotion> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`bvl.publish:${scope.tenant}/${scope.package}`}, 0))`.execute(trx);
+  await sql`select pg_advisory_xact_lock(hashtextextended(${packageLockKey(scope)}, 0))`.execute(trx);
   // Once this publish holds the package, DDL must not wait forever behind a long reader of a table
   // (and make every later reader queue behind it): give up, roll back and say so.
   await sql`set local lock_timeout = ${sql.lit(`${PUBLISH_LOCK_TIMEOUT_MS}ms`)}`.execute(trx);

@@ -219,6 +219,28 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     expect(sarif.json().runs[0].results.map((r: { ruleId: string; level: string }) => [r.ruleId, r.level])).toEqual([['seed_not_applied', 'error']]);
   });
 
+  it('concurrent publishes of one package each publish and report exactly their own stack (PGlite: the second waits for nothing, it is refused)', async () => {
+    const t = tenant();
+    const a = await stackFile({ objects: [{ name: 'alpha', fields: { name: { type: 'text' } } }], data: [{ object: 'alpha', records: [{ name: 'a1' }] }] });
+    const b = await stackFile({
+      objects: [{ name: 'beta', fields: { name: { type: 'text' } } }],
+      data: [{ object: 'beta', records: [{ name: 'b1' }, { name: 'b2' }] }],
+    });
+    const [ra, rb] = await Promise.all([publish([a, '--tenant', t, '--format', 'json']), publish([b, '--tenant', t, '--format', 'json'])]);
+    if (env.DATABASE_URL) {
+      // PostgreSQL: the package lock makes "replace the drafts, publish them" one step per run.
+      expect([ra.json().outcome, rb.json().outcome]).toEqual(['published', 'published']);
+      expect([ra.json().seedApplied.inserted, rb.json().seedApplied.inserted]).toEqual([1, 2]);
+      expect([ra.json().published, rb.json().published]).toEqual([2, 2]);
+    } else {
+      // PGlite is single-process: one run holds the data folder and the other is refused, clearly.
+      const [won, lost] = ra.code === EXIT.clean ? [ra, rb] : [rb, ra];
+      expect(won.json().outcome).toBe('published');
+      expect(lost.code).toBe(EXIT.cannotRun);
+      expect(lost.io.err()).toMatch(/^bvl: cannot open the database: PGlite at .+ is in use by process \d+/);
+    }
+  });
+
   it('exits 2 with one clear line when it cannot run', async () => {
     const missing = await publishCommand(['nope.json'], recordingIo(cwd, env)).catch((e: Error) => e);
     expect(missing).toBeInstanceOf(Error);

@@ -13,6 +13,7 @@ import {
   stageDrafts,
   tenantProblem,
   tenantSchema,
+  withPackageLock,
 } from '@bvl/platform';
 import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-probes';
 import { type CliIo, EXIT } from '../cli-io.ts';
@@ -89,10 +90,13 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
   const located = { ...target, database: platform.location };
   try {
     const scope = { tenant, package: pkg };
-    // The package's drafts become exactly this stack: stale drafts from an earlier run are dropped.
-    await discardDrafts(platform, scope).catch(() => 0);
-    await stageDrafts(platform, scope, [...published.artifacts, ...(drafts?.artifacts ?? [])]);
-    const result = await publishPackage(platform, scope);
+    // The package's drafts become exactly this stack (stale drafts of an earlier run are dropped),
+    // and are published, as one step under the package lock: a concurrent run waits its turn.
+    const result = await withPackageLock(platform, scope, async (pinned) => {
+      await discardDrafts(pinned, scope).catch(() => 0);
+      await stageDrafts(pinned, scope, [...published.artifacts, ...(drafts?.artifacts ?? [])]);
+      return publishPackage(pinned, scope);
+    });
     if (result.outcome === 'refused') {
       print({ ok: false, outcome: 'refused', issues: sortIssues([...gate.issues, ...result.issues]), checked, target: located });
       return EXIT.errors;
