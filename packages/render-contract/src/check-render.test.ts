@@ -220,22 +220,17 @@ describe('L2 is total on bad metadata', () => {
   }
 });
 
-describe('checkRender is fast', () => {
-  it('well under 200 ms on a 10k-artifact graph', () => {
+// Speed is measured by `npm run bench`, not asserted here: this checks that scale changes nothing.
+describe('checkRender at scale', () => {
+  it('checks every view and widget of a 10k-artifact graph and finds nothing new', () => {
     const doc = scaledShowcase(10_000);
     const set = collectStack(doc);
     expect(set.artifacts.length).toBeGreaterThanOrEqual(10_000);
     const { graph } = buildGraph(set);
-    checkRender(graph); // warm-up: JIT and kysely's first compile
-    const times: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now();
-      const { checked } = checkRender(graph);
-      times.push(performance.now() - t0);
-      expect(checked.schemas).toBeGreaterThan(6000);
-    }
-    const median = times.sort((a, b) => a - b)[1] as number;
-    console.info(`checkRender on ${set.artifacts.length} artifacts: median ${median.toFixed(1)} ms (runs: ${times.map((t) => t.toFixed(1)).join(', ')})`);
-    expect(median).toBeLessThan(200);
+    const { checked, issues } = checkRender(graph);
+    let widgets = 0;
+    for (const d of graph.dashboards.values()) widgets += d.widgets.length;
+    expect(checked.schemas).toBe(graph.views.size + widgets);
+    expect(issues).toEqual([]);
   });
 });
