@@ -39,23 +39,33 @@ export function jsonDepth(value: unknown, cap = MAX_DEPTH): number {
  * (`1e400`), which would silently become null.
  */
 export function findUnstorable(value: unknown): { path: string; what: string } | undefined {
-  const stack: Array<[unknown, string]> = [[value, '']];
+  // Paths are built only for the value found: each frame links to its parent.
+  type Frame = { v: unknown; key: string | number | undefined; parent: Frame | undefined };
+  const pathOf = (f: Frame | undefined, last?: string): string => {
+    const keys: Array<string | number> = last === undefined ? [] : [last];
+    for (let at = f; at && at.key !== undefined; at = at.parent) keys.push(at.key);
+    return pointer(...keys.reverse());
+  };
+  const stack: Frame[] = [{ v: value, key: undefined, parent: undefined }];
   while (stack.length > 0) {
-    const [v, at] = stack.pop()!;
+    const frame = stack.pop()!;
+    const v = frame.v;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return { path: at, what: 'a NUL character (U+0000), which no database text can store' };
+      if (v.includes('\u0000')) return { path: pathOf(frame), what: 'a NUL character (U+0000), which no database text can store' };
       continue;
     }
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return { path: at, what: 'a number too large for any numeric column (it parses to infinity and would be stored as null)' };
+      if (!Number.isFinite(v))
+        return { path: pathOf(frame), what: 'a number too large for any numeric column (it parses to infinity and would be stored as null)' };
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, childPointer(at, i)]));
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push({ v: v[i], key: i, parent: frame });
     else
-      for (const [k, c] of Object.entries(v)) {
-        if (k.includes('\u0000')) return { path: childPointer(at, k), what: 'a key with a NUL character (U+0000), which no database text can store' };
-        stack.push([c, childPointer(at, k)]);
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        if (k.includes('\u0000')) return { path: pathOf(frame, k), what: 'a key with a NUL character (U+0000), which no database text can store' };
+        stack.push({ v: (v as Record<string, unknown>)[k], key: k, parent: frame });
       }
   }
   return undefined;

@@ -1,6 +1,13 @@
+const escape = (s: string | number): string => {
+  if (typeof s === 'number') return String(s);
+  return s.includes('~') || s.includes('/') ? s.replaceAll('~', '~0').replaceAll('/', '~1') : s;
+};
+
 /** Builds an RFC 6901 JSON pointer from raw segments, escaping `~` and `/`. */
 export function pointer(...segments: ReadonlyArray<string | number>): string {
-  return segments.map((s) => `/${String(s).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+  let out = '';
+  for (const s of segments) out += `/${escape(s)}`;
+  return out;
 }
 
 /** Joins a base pointer and more raw segments. */

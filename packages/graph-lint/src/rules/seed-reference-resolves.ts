@@ -64,11 +64,13 @@ export default defineRule({
           if (!target) continue;
           const nk = naturalKeys(graph, target, cache);
           if (!nk) continue;
-          const values = Array.isArray(value)
-            ? value.map((v, j) => [v, pointer('records', i, key, j)] as const)
-            : [[value, pointer('records', i, key)] as const];
-          for (const [v, path] of values) {
+          // Pointers are built only for values that yield an issue (this loop visits every seeded value).
+          const values: ReadonlyArray<readonly [unknown, number | undefined]> = Array.isArray(value)
+            ? value.map((v, j) => [v, j] as const)
+            : [[value, undefined]];
+          for (const [v, j] of values) {
             if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) continue;
+            const path = j === undefined ? pointer('records', i, key) : pointer('records', i, key, j);
             const wrapped = typeof v === 'object' && v !== null;
             const s = typeof v === 'string' ? suggest(v, nk.keys, path) : {};
             yield {

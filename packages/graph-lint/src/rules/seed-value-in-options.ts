@@ -36,13 +36,15 @@ export default defineRule({
           const opts = optionsOf(field.def);
           if (!opts) continue;
           const { allowed, labels } = opts;
-          const values = Array.isArray(value)
-            ? value.map((v, j) => [v, pointer('records', i, key, j)] as const)
-            : [[value, pointer('records', i, key)] as const];
-          for (const [v, path] of values) {
+          // Pointers are built only for values that yield an issue (this loop visits every seeded value).
+          const values: ReadonlyArray<readonly [unknown, number | undefined]> = Array.isArray(value)
+            ? value.map((v, j) => [v, j] as const)
+            : [[value, undefined]];
+          for (const [v, j] of values) {
             if (v === null || v === undefined || (typeof v === 'object' && 'dialect' in v)) continue;
             const s = typeof v === 'object' ? (JSON.stringify(v) ?? 'null') : String(v);
             if (allowed.has(s)) continue;
+            const path = j === undefined ? pointer('records', i, key) : pointer('records', i, key, j);
             const fixValue =
               labels.get(s.toLowerCase()) ?? [...allowed].find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
             yield {
