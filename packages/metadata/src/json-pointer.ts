@@ -1,4 +1,4 @@
-const escape = (s: string | number): string => {
+const escapeSegment = (s: string | number): string => {
   if (typeof s === 'number') return String(s);
   return s.includes('~') || s.includes('/') ? s.replaceAll('~', '~0').replaceAll('/', '~1') : s;
 };
@@ -6,7 +6,7 @@ const escape = (s: string | number): string => {
 /** Builds an RFC 6901 JSON pointer from raw segments, escaping `~` and `/`. */
 export function pointer(...segments: ReadonlyArray<string | number>): string {
   let out = '';
-  for (const s of segments) out += `/${escape(s)}`;
+  for (const s of segments) out += `/${escapeSegment(s)}`;
   return out;
 }
 
