@@ -54,9 +54,7 @@ export function verifyStatic(published: ArtifactSet, drafts: ArtifactSet | undef
   if (layers.has('graph')) all.push(...lintGraph(graph));
   if (layers.has('render')) {
     const render = checkRender(graph);
-    // A dataset base-field typo is L1's unknown_field; the compiler's report of the same place would count one defect twice.
-    const l1Fields = new Set(all.filter((i) => i.code === 'unknown_field').map((i) => `${i.artifact.type}/${i.artifact.name}${i.path ?? ''}`));
-    all.push(...render.issues.filter((i) => !(i.code === 'dataset_compile_error' && l1Fields.has(`${i.artifact.type}/${i.artifact.name}${i.path ?? ''}`))));
+    all.push(...render.issues);
     checked.schemas = render.checked.schemas;
     checked.compiledDatasets = render.checked.compiledDatasets;
   }

@@ -89,6 +89,15 @@ describe('checkRender', () => {
     expect(messages).not.toMatch(/missing|unknown_measure|exp_nothing/);
   });
 
+  it("leaves a dataset's unknown base field to L1 (unknown_field, same path), while a standalone compile still fails on it", () => {
+    const doc = stack();
+    doc.datasets.push({ name: 'exp_typo', object: 'exp_expense', dimensions: [{ name: 's', field: 'stauts' }], measures: [{ name: 'n', aggregate: 'count' }] });
+    const graph = graphOf(doc);
+    expect(checkRender(graph).issues.filter((i) => i.artifact.name === 'exp_typo')).toEqual([]);
+    const alone = compileDataset(graph.datasets.get('exp_typo')!, graph);
+    expect(alone.ok ? [] : alone.issues.map((i) => [i.code, i.path])).toEqual([['dataset_compile_error', '/dimensions/0/field']]);
+  });
+
   it('skips artifacts that failed their schema', () => {
     const doc = stack() as Record<string, unknown[]>;
     doc.views = [{ list: { type: 'list', data: { object: 'exp_expense' }, columns: 'not-an-array' } }];

@@ -3,7 +3,7 @@ import { type DatasetNode, type Graph, pointer } from '@bvl/metadata';
 import { checkInertFields } from './check-inert-fields.ts';
 import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
-import { compileDataset, planDataset } from './compile-dataset.ts';
+import { planDataset, problemIssue } from './compile-dataset.ts';
 import type { ComponentRegistry } from './component-registry.ts';
 import { DEFAULT_REGISTRY } from './default-registry.ts';
 
@@ -31,7 +31,8 @@ export interface RenderCheck {
  * component with its bindings and a query shape it can show; every dataset compiles to SQL, and
  * so does every widget's selection of it; no field is inert. Artifacts that failed their schema
  * are skipped (L1 reports them), as are problems L1 owns: a widget's missing dataset, a widget's
- * unknown measure or dimension, a dataset's missing base object. Pure and total; issues sorted.
+ * unknown measure or dimension, a dataset's missing base object or unknown base field. Pure and
+ * total; issues sorted.
  */
 export function checkRender(graph: Graph, options: CheckRenderOptions = {}): RenderCheck {
   const registry = options.registry ?? DEFAULT_REGISTRY;
@@ -88,9 +89,10 @@ export function checkRender(graph: Graph, options: CheckRenderOptions = {}): Ren
 
   for (const dataset of graph.datasets.values()) {
     if (!compilable(dataset)) continue;
-    const result = compileDataset(dataset, graph, undefined, compileOptions);
+    const plan = planDataset(dataset, graph, undefined, compileOptions);
     compiledDatasets++;
-    if (!result.ok) issues.push(...result.issues);
+    // A base-field typo is L1's unknown_field at the same path: one defect, one issue.
+    issues.push(...plan.problems.filter((p) => !p.reportedByL1).map((p) => problemIssue(dataset, p)));
   }
 
   for (const object of graph.objects.values()) issues.push(...checkInertFields(object));

@@ -55,6 +55,11 @@ export interface CompileProblem {
   readonly suggestions?: string[];
   readonly ref?: { type: string; name: string; member?: string };
   readonly patch?: JsonPatchOp[];
+  /**
+   * An undotted dimension/measure field the base object lacks: L1 reports it (unknown_field, same
+   * path), so the render check leaves it out; a standalone compile still fails on it.
+   */
+  readonly reportedByL1?: boolean;
 }
 
 /** The planner's verdict: the problems found, and (when there are none) a function that emits the SQL. */
@@ -247,7 +252,7 @@ class Planner {
     at: readonly Segment[],
     message: string,
     fix: string,
-    extra: Partial<Pick<CompileProblem, 'suggestions' | 'ref' | 'patch'>> = {},
+    extra: Partial<Pick<CompileProblem, 'suggestions' | 'ref' | 'patch' | 'reportedByL1'>> = {},
   ): void {
     this.problems.push({ origin, at, message, fix, ...extra });
   }
@@ -450,6 +455,7 @@ class Planner {
         {
           ref: { type: 'object', name: object.name, member: name },
           suggestions: didYouMean(name, names),
+          ...(!relationship && m.origin === 'dataset' && (m.at[0] === 'dimensions' || m.at[0] === 'measures') ? { reportedByL1: true } : {}),
           ...(winner ? { patch: [{ op: 'replace', path: pointer(...m.at), value: relationship ? `${relationship}.${winner}` : winner }] } : {}),
         },
       );
