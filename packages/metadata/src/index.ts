@@ -49,4 +49,5 @@ export {
   listViewFieldMentions,
   normalizeSort,
   VIEW_FILTER_OPERATOR_NAMES,
+  type ViewFilterOperator,
 } from './view-fields.ts';

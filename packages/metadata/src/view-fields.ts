@@ -108,9 +108,9 @@ export function formViewFieldMentions(view: FormViewDef): FieldMention[] {
 
 /**
  * The view filter operators of the format (ObjectStack VIEW_FILTER_OPERATORS) and the aliases it
- * accepts. The platform's data engine compiles every one of them (a test holds it to this list).
+ * accepts. The platform's data engine compiles every one of them (its operator table is typed by this list).
  */
-export const VIEW_FILTER_OPERATOR_NAMES: readonly string[] = [
+export const VIEW_FILTER_OPERATOR_NAMES = [
   'equals',
   'not_equals',
   'contains',
@@ -139,4 +139,7 @@ export const VIEW_FILTER_OPERATOR_NAMES: readonly string[] = [
   'lt',
   'lte',
   'nin',
-];
+] as const;
+
+/** One view filter operator name (the format's or an accepted alias). */
+export type ViewFilterOperator = (typeof VIEW_FILTER_OPERATOR_NAMES)[number];

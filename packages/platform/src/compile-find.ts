@@ -1,4 +1,4 @@
-import { type FieldNode, normalizeSort, type ObjectNode, resolveField } from '@bvl/metadata';
+import { type FieldNode, normalizeSort, type ObjectNode, resolveField, type ViewFilterOperator } from '@bvl/metadata';
 import { type ColumnRef, compileFilter, type FilterContext, PG_COMPILER } from '@bvl/render-contract';
 import { type CompiledQuery, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { columnTypeOf } from './column-type.ts';
@@ -40,7 +40,7 @@ const list = (v: unknown): unknown => (Array.isArray(v) ? v : typeof v === 'stri
  * meaning for `{today}`, `contains`, null handling). `is_empty`/`is_not_empty` depend on the column
  * type and are compiled here.
  */
-export const VIEW_FILTER_OPERATORS: Readonly<Record<string, Op>> = {
+const OPERATORS = {
   equals: (v) => ({ $eq: v }),
   eq: (v) => ({ $eq: v }),
   not_equals: (v) => ({ $ne: v }),
@@ -68,7 +68,10 @@ export const VIEW_FILTER_OPERATORS: Readonly<Record<string, Op>> = {
   before: (v) => ({ $lt: v }),
   after: (v) => ({ $gt: v }),
   between: (v) => ({ $between: v }),
-};
+} satisfies Record<Exclude<ViewFilterOperator, 'is_empty' | 'is_not_empty'>, Op>;
+// The table is typed by metadata's operator list: an operator L1 accepts and this engine cannot
+// compile (or the reverse) is a compile error. is_empty/is_not_empty depend on the column and are below.
+export const VIEW_FILTER_OPERATORS: Readonly<Record<string, Op>> = OPERATORS;
 
 const unknownField = (name: string): FieldNode => ({ name, def: { type: 'text' }, system: false, invalid: false });
 

@@ -2,7 +2,7 @@ import { pointer, VIEW_FILTER_OPERATOR_NAMES } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
-const KNOWN = new Set(VIEW_FILTER_OPERATOR_NAMES);
+const KNOWN: ReadonlySet<string> = new Set(VIEW_FILTER_OPERATOR_NAMES);
 
 /**
  * A view filter row whose operator is not one the format defines: ObjectStack's schema rejects it,
