@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CORPORA_DIR } from '../test/test-platform.ts';
 import { evaluateCel, isCelEnvelope } from './evaluate-cel.ts';
-
-// The shared corpora sit beside the repository (as in CI's clone).
-const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 
 const NOW = new Date('2026-03-15T10:30:00Z');
 const at = (source: string) => {

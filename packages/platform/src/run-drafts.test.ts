@@ -1,13 +1,10 @@
 import { join } from 'node:path';
 import { buildGraph, readSource } from '@bvl/metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { CORPORA_DIR, openTestPlatform, tenants } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { discardDrafts, listDrafts, readOverlay, stageDrafts } from './run-drafts.ts';
 import { ScopeError } from './scope.ts';
-
-// The shared corpora sit beside the repository (as in CI's clone).
-const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 
 let platform: Platform;
 const made = tenants(() => platform);

@@ -2,15 +2,12 @@ import { join } from 'node:path';
 import { collectStack, readSource } from '@bvl/metadata';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { CORPORA_DIR, openTestPlatform, tenants } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { readExistingSchema } from './run-ddl.ts';
 import { listDrafts, readOverlay, stageDrafts } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
-
-// The shared corpora sit beside the repository (as in CI's clone).
-const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 
 let platform: Platform;
 const made = tenants(() => platform);
