@@ -22,6 +22,13 @@ describe(rule.meta.name, () =>
         name: 'a draft seed adding rows keeps the published rows resolvable (upsert never deletes)',
         drafts: (b) => ({ data: [{ ...b.data[0], records: [{ name: 'Office' }] }] }),
       },
+      {
+        name: 'multiple lookup: each key is judged, null elements are skipped as the loader skips them',
+        stack: (s) => {
+          s.objects[1].fields.tags = { type: 'lookup', reference: 'exp_category', multiple: true };
+          s.data[1].records[0].tags = ['Travel', null, 'Meals'];
+        },
+      },
       { name: 'null lookup', stack: (s) => (s.data[1].records[0].category = null) },
       { name: "a target seed keyed by a missing field is that seed's unknown_field, not a cascade here", stack: (s) => (s.data[0].externalId = 'nme') },
     ],

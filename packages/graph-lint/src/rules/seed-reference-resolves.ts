@@ -1,8 +1,7 @@
-import { type Graph, pointer, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
+import { type Graph, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
-
-const isCel = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && 'dialect' in v;
+import { seedFieldValues } from '../seed-field-values.ts';
 
 /** Natural keys of an object's seeded records: the target seed's externalId (single), else `name`, plus explicit ids. */
 function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Set<string>; by: string } | null>): { keys: Set<string>; by: string } | null {
@@ -51,44 +50,29 @@ export default defineRule({
   },
   *check(graph) {
     const cache = new Map<string, { keys: Set<string>; by: string } | null>();
-    for (const seed of graph.seeds.values()) {
-      if (seed.invalid) continue;
-      const obj = graph.objects.get(seed.object);
-      if (!obj || obj.invalid) continue;
-      for (const [i, rec] of seed.def.records.entries()) {
-        for (const [key, value] of Object.entries(rec)) {
-          if (value === null || value === undefined || isCel(value)) continue;
-          const field = resolveField(obj, key);
-          if (!field || field.invalid || !RELATION_TYPES.has(field.def.type)) continue;
-          const target = referenceOf(field.def);
-          if (!target) continue;
-          const nk = naturalKeys(graph, target, cache);
-          if (!nk) continue;
-          // Pointers are built only for values that yield an issue (this loop visits every seeded value).
-          const values: ReadonlyArray<readonly [unknown, number | undefined]> = Array.isArray(value)
-            ? value.map((v, j) => [v, j] as const)
-            : [[value, undefined]];
-          for (const [v, j] of values) {
-            if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) continue;
-            const path = j === undefined ? pointer('records', i, key) : pointer('records', i, key, j);
-            const wrapped = typeof v === 'object' && v !== null;
-            const s = typeof v === 'string' ? suggest(v, nk.keys, path) : {};
-            yield {
-              code: 'unresolved_seed_reference',
-              artifact: { type: 'seed', name: seed.name },
-              ref: { type: 'object', name: target, member: key },
-              message: wrapped
-                ? `Seed ${q(seed.name)} record ${i} sets lookup ${q(key)} to an object (${JSON.stringify(v).slice(0, 60)}); lookup values must be the target record's natural-key string, so this never resolves.`
-                : `Seed ${q(seed.name)} record ${i} sets lookup ${q(key)} to ${q(v)}, which matches no ${q(target)} record by its natural key ${q(nk.by)} (seeded keys: ${listing(nk.keys)}).${didYouMeanText(s.suggestions)}`,
-              fix: wrapped
-                ? `Write the target's ${q(nk.by)} value as a plain string.`
-                : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
-              path,
-              ...s,
-            };
-          }
-        }
-      }
+    for (const sv of seedFieldValues(graph, (f) => RELATION_TYPES.has(f.def.type) && referenceOf(f.def) !== undefined)) {
+      const target = referenceOf(sv.field.def)!;
+      const nk = naturalKeys(graph, target, cache);
+      if (!nk) continue;
+      const v = sv.value;
+      if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) continue;
+      const path = sv.path();
+      const wrapped = typeof v === 'object';
+      const s = typeof v === 'string' ? suggest(v, nk.keys, path) : {};
+      const who = `Seed ${q(sv.seed.name)} record ${sv.record} sets lookup ${q(sv.key)}`;
+      yield {
+        code: 'unresolved_seed_reference',
+        artifact: { type: 'seed', name: sv.seed.name },
+        ref: { type: 'object', name: target, member: sv.key },
+        message: wrapped
+          ? `${who} to an object (${JSON.stringify(v).slice(0, 60)}); lookup values must be the target record's natural-key string, so this never resolves.`
+          : `${who} to ${q(v)}, which matches no ${q(target)} record by its natural key ${q(nk.by)} (seeded keys: ${listing(nk.keys)}).${didYouMeanText(s.suggestions)}`,
+        fix: wrapped
+          ? `Write the target's ${q(nk.by)} value as a plain string.`
+          : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
+        path,
+        ...s,
+      };
     }
   },
 });

@@ -1,0 +1,43 @@
+import { type FieldNode, type Graph, type ObjectNode, pointer, resolveField, type SeedNode } from '@bvl/metadata';
+
+/** A CEL envelope (`{dialect: 'cel', source}`): computed at publish, never judged statically. */
+export const isCel = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && 'dialect' in v;
+
+/** One seeded value of a field; an array value yields each element with its index. */
+export interface SeedFieldValue {
+  readonly seed: SeedNode;
+  readonly object: ObjectNode;
+  readonly field: FieldNode;
+  readonly record: number;
+  readonly key: string;
+  readonly value: unknown;
+  /** The pointer to the value, built on demand (this walk visits every seeded value). */
+  path(): string;
+}
+
+/**
+ * Every non-null, non-CEL value that valid seeds of existing objects set on fields `accept` picks,
+ * array elements one by one. Seeds, objects or fields that failed their schema are not walked.
+ */
+export function* seedFieldValues(graph: Graph, accept: (field: FieldNode) => boolean): Generator<SeedFieldValue> {
+  for (const seed of graph.seeds.values()) {
+    if (seed.invalid) continue;
+    const object = graph.objects.get(seed.object);
+    if (!object || object.invalid) continue;
+    for (const [record, rec] of seed.def.records.entries()) {
+      for (const [key, raw] of Object.entries(rec)) {
+        if (raw === null || raw === undefined || isCel(raw)) continue;
+        const field = resolveField(object, key);
+        if (!field || field.invalid || !accept(field)) continue;
+        if (!Array.isArray(raw)) {
+          yield { seed, object, field, record, key, value: raw, path: () => pointer('records', record, key) };
+          continue;
+        }
+        for (const [j, value] of raw.entries()) {
+          if (value === null || value === undefined || isCel(value)) continue;
+          yield { seed, object, field, record, key, value, path: () => pointer('records', record, key, j) };
+        }
+      }
+    }
+  }
+}
