@@ -1,4 +1,4 @@
-import { type BuildIssue, formatPretty, formatSarif, sortIssues } from '@bvl/build-issue';
+import { type BuildIssue, sortIssues } from '@bvl/build-issue';
 import { readSource } from '@bvl/metadata';
 import {
   createProbeEngine,
@@ -19,6 +19,7 @@ import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-prob
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { verifyStatic } from '../verify-static.ts';
+import { writeReport } from '../write-report.ts';
 
 /** Usage text of `bvl publish`. */
 export const PUBLISH_USAGE =
@@ -74,7 +75,7 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
   const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
   const gate = verifyStatic(published, drafts);
   const checked = { ...gate.checked } as Record<string, number>;
-  const print = (report: PublishReport) => write(io, format, report, (type, name) => gate.graph.sourceOf(type, name)?.file);
+  const print = (report: PublishReport) => writeReport(io, format, report, (a) => gate.graph.sourceOf(a.type, a.name)?.file, prettySummary(report));
   if (gate.issues.some((i) => i.severity === 'error')) {
     print({ ok: false, outcome: 'refused', issues: gate.issues, checked, target });
     return EXIT.errors;
@@ -124,18 +125,6 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
   } finally {
     await platform.close().catch(() => {});
   }
-}
-
-function write(io: CliIo, format: 'pretty' | 'json' | 'sarif', report: PublishReport, locate: (type: string, name: string) => string | undefined): void {
-  if (format === 'json') {
-    io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-    return;
-  }
-  if (format === 'sarif') {
-    io.stdout(`${JSON.stringify(formatSarif(report.issues, { locate: (a) => locate(a.type, a.name) }), null, 2)}\n`);
-    return;
-  }
-  io.stdout(`${formatPretty(report.issues, { color: io.isTty })}${prettySummary(report).join('\n')}\n`);
 }
 
 /** The pretty footer: outcome, seeds, probe counts (a plane that probed nothing says why). */

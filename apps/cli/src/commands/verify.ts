@@ -1,8 +1,8 @@
-import { formatPretty, formatSarif } from '@bvl/build-issue';
 import { readSource } from '@bvl/metadata';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { STATIC_LAYERS, type StaticLayer, verifyStatic } from '../verify-static.ts';
+import { writeReport } from '../write-report.ts';
 
 /** Usage text of `bvl verify`. */
 export const VERIFY_USAGE = `usage: bvl verify <stack.json | folder> [--drafts <stack.json | folder>] [--format pretty|json|sarif] [--layers graph,render]`;
@@ -33,13 +33,9 @@ export async function verifyCommand(argv: string[], io: CliIo): Promise<number> 
   const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
   const { graph, issues, checked } = verifyStatic(published, drafts, layers);
   const ok = !issues.some((i) => i.severity === 'error');
-  if (format === 'json') io.stdout(`${JSON.stringify({ ok, issues, checked }, null, 2)}\n`);
-  else if (format === 'sarif') io.stdout(`${JSON.stringify(formatSarif(issues, { locate: (a) => graph.sourceOf(a.type, a.name)?.file }), null, 2)}\n`);
-  else {
-    const counts = Object.entries(checked)
-      .map(([k, v]) => `${v} ${k}`)
-      .join(', ');
-    io.stdout(`${formatPretty(issues, { color: io.isTty })}checked: ${counts}\n`);
-  }
+  const counts = Object.entries(checked)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+  writeReport(io, format, { ok, issues, checked }, (a) => graph.sourceOf(a.type, a.name)?.file, [`checked: ${counts}`]);
   return ok ? EXIT.clean : EXIT.errors;
 }
