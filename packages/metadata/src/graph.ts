@@ -583,9 +583,6 @@ export function redraftedContainers(drafts: readonly RawArtifact[]): Set<string>
   return new Set(drafts.flatMap((a) => (a.container ? [a.container] : a.type === 'object' ? [`object:${a.name}`] : [])));
 }
 
-/** Prefixes an RFC 6901 pointer. */
-const rebase = (prefix: string, path: string): string => prefix + path;
-
 /**
  * Rules report a view's paths relative to its config (the ListView/FormView body). An agent patches
  * the document the view is stored in — a container, a view item, an object's listViews — so
@@ -598,11 +595,9 @@ export function rebaseViewPaths(graph: Graph, issues: readonly BuildIssue[]): Bu
     const prefix = graph.views.get(issue.artifact.name)?.docPrefix;
     if (!prefix) return issue;
     const out: BuildIssue = { ...issue };
-    if (issue.path !== undefined) out.path = rebase(prefix, issue.path);
+    if (issue.path !== undefined) out.path = prefix + issue.path;
     if (issue.patch)
-      out.patch = issue.patch.map((op) =>
-        'from' in op ? { ...op, path: rebase(prefix, op.path), from: rebase(prefix, op.from) } : { ...op, path: rebase(prefix, op.path) },
-      );
+      out.patch = issue.patch.map((op) => ('from' in op ? { ...op, path: prefix + op.path, from: prefix + op.from } : { ...op, path: prefix + op.path }));
     return out;
   });
 }
