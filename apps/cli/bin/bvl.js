@@ -1,9 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx: bvl has no build step.
-import { register } from 'tsx/esm/api';
+// The `bvl` binary runs the built JavaScript in dist/ (npm run build; `npm ci` runs it through prepare).
+import { main } from '../dist/main.js';
 
-register();
-const { main } = await import('../src/main.ts');
 process.exitCode = await main(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),

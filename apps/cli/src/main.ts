@@ -1,20 +1,20 @@
-import { SourceError } from '@bvl/metadata';
+import manifest from '../package.json' with { type: 'json' };
 import { type CliIo, EXIT } from './cli-io.ts';
-import { VERIFY_USAGE, verifyCommand } from './commands/verify.ts';
 import { UsageError } from './parse-args.ts';
+import { PUBLISH_USAGE, VERIFY_USAGE } from './usage.ts';
 
 /** Top-level usage. */
 export const USAGE = `bvl — Build Verification Loop for metadata-driven apps
 
   ${VERIFY_USAGE.replace('usage: ', '')}
-  bvl publish <stack.json | folder> [--drafts <…>] [--format pretty|json|sarif] [--tenant t] [--package p]
+  ${PUBLISH_USAGE.replace('usage: ', '')}
 
 Exit codes: 0 no error, 1 errors found, 2 could not run.`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
 async function loadCommand(name: string): Promise<Command | undefined> {
-  if (name === 'verify') return verifyCommand;
+  if (name === 'verify') return (await import('./commands/verify.ts')).verifyCommand;
   if (name === 'publish') return (await import('./commands/publish.ts')).publishCommand;
   return undefined;
 }
@@ -27,7 +27,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return name === undefined ? EXIT.cannotRun : EXIT.clean;
   }
   if (name === '--version') {
-    io.stdout('0.1.0\n');
+    io.stdout(`${manifest.version}\n`);
     return EXIT.clean;
   }
   try {
@@ -35,7 +35,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; try "bvl --help"`);
     return await command(rest, io);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof SourceError) io.stderr(`bvl: ${e.message}\n`);
+    // SourceError is matched by name: importing @bvl/metadata here would load it for `bvl --help` too.
+    if (e instanceof UsageError || (e as Error)?.name === 'SourceError') io.stderr(`bvl: ${(e as Error).message}\n`);
     else io.stderr(`bvl: could not run: ${(e as Error)?.message ?? String(e)}\n`);
     return EXIT.cannotRun;
   }

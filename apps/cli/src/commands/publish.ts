@@ -18,12 +18,9 @@ import {
 import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-probes';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
+import { PUBLISH_USAGE } from '../usage.ts';
 import { verifyStatic } from '../verify-static.ts';
 import { writeReport } from '../write-report.ts';
-
-/** Usage text of `bvl publish`. */
-export const PUBLISH_USAGE =
-  'usage: bvl publish <stack.json | folder> [--drafts <stack.json | folder>] [--format pretty|json|sarif] [--tenant t] [--package p]';
 
 /** Tenant used when --tenant is absent. */
 export const DEFAULT_TENANT = 'default';

@@ -1,11 +1,9 @@
 import { readSource } from '@bvl/metadata';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
+import { VERIFY_USAGE } from '../usage.ts';
 import { STATIC_LAYERS, type StaticLayer, verifyStatic } from '../verify-static.ts';
 import { writeReport } from '../write-report.ts';
-
-/** Usage text of `bvl verify`. */
-export const VERIFY_USAGE = `usage: bvl verify <stack.json | folder> [--drafts <stack.json | folder>] [--format pretty|json|sarif] [--layers graph,render]`;
 
 function parseLayers(value: string | undefined): Set<StaticLayer> {
   if (value === undefined) return new Set(STATIC_LAYERS);
