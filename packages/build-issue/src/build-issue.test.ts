@@ -30,6 +30,17 @@ describe('BuildIssue', () => {
       }),
     ).toBeTruthy();
   });
+  it('carries a fix safety exactly when it carries a patch; makeIssue makes a patch safe unless told', () => {
+    const patch = [{ op: 'replace' as const, path: '/widgets/0/values/0', value: 'total' }];
+    expect(BuildIssueSchema.safeParse(issue({ patch })).success).toBe(false);
+    expect(BuildIssueSchema.safeParse(issue({ fixSafety: 'safe' })).success).toBe(false);
+    expect(BuildIssueSchema.safeParse(issue({ patch, fixSafety: 'unsafe' })).success).toBe(true);
+    expect(makeIssue({ code: 'unknown_measure', artifact: { type: 'dashboard', name: 'd' }, message: 'm', patch }).fixSafety).toBe('safe');
+    expect(makeIssue({ code: 'unknown_measure', artifact: { type: 'dashboard', name: 'd' }, message: 'm', patch, fixSafety: 'unsafe' }).fixSafety).toBe(
+      'unsafe',
+    );
+    expect(makeIssue({ code: 'unknown_measure', artifact: { type: 'dashboard', name: 'd' }, message: 'm' })).not.toHaveProperty('fixSafety');
+  });
   it('rejects a path that is not a JSON pointer and an empty patch', () => {
     expect(BuildIssueSchema.safeParse(issue({ path: 'widgets.0' })).success).toBe(false);
     expect(BuildIssueSchema.safeParse(issue({ patch: [] })).success).toBe(false);

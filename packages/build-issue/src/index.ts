@@ -3,6 +3,8 @@ export {
   ArtifactRefSchema,
   type BuildIssue,
   BuildIssueSchema,
+  FIX_SAFETIES,
+  type FixSafety,
   type JsonPatchOp,
   JsonPatchOpSchema,
   LAYERS,

@@ -10,7 +10,7 @@ const cut = (s: string): string => (s.length > MAX_NAME_LENGTH ? `${s.slice(0, M
 
 /**
  * Builds an issue whose layer and severity come from the catalogue, dropping empty optional
- * fields so the JSON stays minimal and stable.
+ * fields so the JSON stays minimal and stable. A patch is `safe` unless the caller says otherwise.
  */
 export function makeIssue(input: IssueInput): BuildIssue {
   const entry = CATALOGUE[input.code];
@@ -30,6 +30,9 @@ export function makeIssue(input: IssueInput): BuildIssue {
   if (input.path !== undefined) issue.path = input.path;
   if (input.draft) issue.draft = true;
   if (input.suggestions?.length) issue.suggestions = input.suggestions;
-  if (input.patch?.length) issue.patch = input.patch;
+  if (input.patch?.length) {
+    issue.patch = input.patch;
+    issue.fixSafety = input.fixSafety ?? 'safe';
+  }
   return issue;
 }

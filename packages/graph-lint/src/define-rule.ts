@@ -1,4 +1,4 @@
-import type { BuildIssue, IssueCode, JsonPatchOp } from '@bvl/build-issue';
+import type { BuildIssue, FixSafety, IssueCode, JsonPatchOp } from '@bvl/build-issue';
 import type { Graph } from '@bvl/metadata';
 
 /** What a rule reports; lintGraph turns it into a BuildIssue (layer, severity, draft flag). */
@@ -11,6 +11,8 @@ export interface Finding {
   readonly path?: string | undefined;
   readonly suggestions?: readonly string[] | undefined;
   readonly patch?: readonly JsonPatchOp[] | undefined;
+  /** `unsafe` when the patch is the best of several guesses; default `safe`. */
+  readonly fixSafety?: FixSafety | undefined;
 }
 
 /** A rule's metadata: its name, the codes it may emit and one line of docs. */

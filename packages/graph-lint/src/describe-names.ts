@@ -1,4 +1,4 @@
-import type { JsonPatchOp } from '@bvl/build-issue';
+import type { FixSafety, JsonPatchOp } from '@bvl/build-issue';
 import { clearWinner, didYouMean } from '@bvl/metadata';
 
 const MAX_LISTED = 12;
@@ -17,13 +17,21 @@ export function q(name: unknown): string {
   return JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}…` : s);
 }
 
-/** Suggestions and, when exactly one candidate is clearly right, a `replace` patch at `path`. */
-export function suggest(name: string, candidates: Iterable<string>, path: string | undefined): { suggestions?: string[]; patch?: JsonPatchOp[] } {
+/**
+ * Suggestions and a `replace` patch at `path`: `safe` when exactly one candidate is clearly right,
+ * `unsafe` (the best guess) when several are as close, so a fixer applies it only when told to.
+ */
+export function suggest(
+  name: string,
+  candidates: Iterable<string>,
+  path: string | undefined,
+): { suggestions?: string[]; patch?: JsonPatchOp[]; fixSafety?: FixSafety } {
   const list = [...candidates];
   const suggestions = didYouMean(name, list);
   if (suggestions.length === 0) return {};
-  const winner = path !== undefined ? clearWinner(name, list) : undefined;
-  return winner !== undefined ? { suggestions, patch: [{ op: 'replace', path: path!, value: winner }] } : { suggestions };
+  if (path === undefined) return { suggestions };
+  const winner = clearWinner(name, list);
+  return { suggestions, patch: [{ op: 'replace', path, value: winner ?? suggestions[0]! }], fixSafety: winner !== undefined ? 'safe' : 'unsafe' };
 }
 
 /** " Did you mean "x"?" or "". */

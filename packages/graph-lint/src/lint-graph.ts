@@ -34,7 +34,7 @@ export function toIssue(graph: Graph, f: Finding): BuildIssue {
     ...(f.path !== undefined ? { path: f.path } : {}),
     draft: isDraft(graph, f.artifact.type, f.artifact.name),
     ...(f.suggestions ? { suggestions: [...f.suggestions] } : {}),
-    ...(f.patch ? { patch: [...f.patch] } : {}),
+    ...(f.patch ? { patch: [...f.patch], fixSafety: f.fixSafety ?? 'safe' } : {}),
   });
 }
 

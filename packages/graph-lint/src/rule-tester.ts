@@ -32,6 +32,7 @@ export interface Expected {
   readonly path?: string;
   readonly draft?: boolean;
   readonly patch?: unknown;
+  readonly fixSafety?: 'safe' | 'unsafe';
   readonly suggestion?: string;
 }
 
@@ -81,6 +82,7 @@ export function ruleTester(rule: Rule, tables: { valid: readonly Case[]; invalid
         )!;
         if (e.draft !== undefined) expect(i.draft ?? false).toBe(e.draft);
         if (e.patch !== undefined) expect(i.patch).toEqual(e.patch);
+        if (e.fixSafety !== undefined) expect(i.fixSafety).toBe(e.fixSafety);
         if (e.suggestion !== undefined) expect(i.suggestions?.[0]).toBe(e.suggestion);
       }
     });

@@ -155,20 +155,7 @@ const zodMessage = (error: z.ZodError): { message: string; path: Array<string | 
  * issue and the rest is still indexed.
  */
 export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet): GraphBuild {
-  const merged = new Map<string, RawArtifact>();
-  // A draft of a stored view document (a container, an object's listViews) replaces all of its
-  // views: a view the draft drops must be gone, not silently kept from the published set.
-  const redrafted = redraftedContainers(drafts?.artifacts ?? []);
-  for (const a of published.artifacts) if (!(a.container && redrafted.has(a.container))) merged.set(artifactKey(a.type, a.name), a);
-  const replaced = new Set<string>();
-  const priorSeeds: RawArtifact[] = [];
-  for (const a of drafts?.artifacts ?? []) {
-    const k = artifactKey(a.type, a.name);
-    const prior = merged.get(k);
-    if (prior) replaced.add(k);
-    if (prior?.type === 'seed' && !prior.refused) priorSeeds.push(prior);
-    merged.set(k, a);
-  }
+  const { merged, replaced, priorSeeds } = mergeOverlay(published.artifacts, drafts?.artifacts ?? []);
   const issues: BuildIssue[] = [];
   for (const p of [...published.problems.filter((p) => !replaced.has(artifactKey(p.type, p.name))), ...(drafts?.problems ?? [])]) {
     issues.push(makeIssue({ code: p.code, artifact: { type: p.type, name: p.name }, message: p.message, fix: p.fix, path: p.path ?? '', draft: p.draft }));
@@ -179,6 +166,37 @@ export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet): GraphB
   const b = new GraphBuilder(issues, prior.seedsByObject);
   for (const a of merged.values()) b.add(a);
   return { graph: b.finish(), issues };
+}
+
+/** The overlay's artifacts: what {@link mergeOverlay} keeps, and what the drafts replaced. */
+export interface MergedOverlay {
+  /** The overlaid artifacts by {@link artifactKey}: published ones no draft replaced, then the drafts. */
+  readonly merged: ReadonlyMap<string, RawArtifact>;
+  /** Keys of published artifacts a draft replaced. */
+  readonly replaced: ReadonlySet<string>;
+  /** Published seeds a draft replaced (their upserted rows remain). */
+  readonly priorSeeds: readonly RawArtifact[];
+}
+
+/**
+ * The overlay rule, in one place: a draft replaces the published artifact of the same type+name,
+ * draft-only artifacts are added, and a draft of a stored view document (a container, an object's
+ * listViews) replaces all of its views — a view the draft drops is gone, not silently kept.
+ */
+export function mergeOverlay(published: readonly RawArtifact[], drafts: readonly RawArtifact[]): MergedOverlay {
+  const merged = new Map<string, RawArtifact>();
+  const redrafted = redraftedContainers(drafts);
+  for (const a of published) if (!(a.container && redrafted.has(a.container))) merged.set(artifactKey(a.type, a.name), a);
+  const replaced = new Set<string>();
+  const priorSeeds: RawArtifact[] = [];
+  for (const a of drafts) {
+    const k = artifactKey(a.type, a.name);
+    const prior = merged.get(k);
+    if (prior) replaced.add(k);
+    if (prior?.type === 'seed' && !prior.refused) priorSeeds.push(prior);
+    merged.set(k, a);
+  }
+  return { merged, replaced, priorSeeds };
 }
 
 class GraphBuilder {

@@ -23,6 +23,8 @@ export {
   type FieldNode,
   type Graph,
   type GraphBuild,
+  type MergedOverlay,
+  mergeOverlay,
   type NamedNode,
   type ObjectNode,
   optionValues,

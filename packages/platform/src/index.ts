@@ -34,6 +34,7 @@ export {
   platformOptionsFromEnv,
 } from './open-platform.ts';
 export { orderSeeds } from './order-seeds.ts';
+export { type Overlay, type OverlayRow, overlayOf } from './overlay-of.ts';
 export {
   type ColumnDefault,
   type ColumnPlan,
@@ -48,7 +49,7 @@ export {
 } from './plan-tables.ts';
 export { createDataEngine, type DataEngine, type DataEngineScope, planDatasetQuery, planFind, type ReadResult, runCompiled } from './run-data-engine.ts';
 export { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
-export { type DraftSummary, discardDrafts, listDrafts, type Overlay, readOverlay, STAGE_BATCH, stageDrafts } from './run-drafts.ts';
+export { type DraftSummary, discardDrafts, listDrafts, readOverlay, readOverlayRows, STAGE_BATCH, stageDrafts } from './run-drafts.ts';
 export { MIGRATIONS, migrateToLatest } from './run-migrations.ts';
 export { packageLockKey, withPackageLock } from './run-package-lock.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';

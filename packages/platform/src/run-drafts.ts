@@ -1,8 +1,10 @@
 import type { ArtifactSet, RawArtifact } from '@bvl/metadata';
-import type { PlatformContext } from './database.ts';
+import type { Kysely } from 'kysely';
+import type { BvlDatabase, PlatformContext } from './database.ts';
+import { type Overlay, type OverlayRow, overlayOf } from './overlay-of.ts';
 import { ensureTenant } from './run-tenant.ts';
 import { checkScope, type PackageScope } from './scope.ts';
-import { contentHash, fromStoredArtifact, toStoredArtifact } from './stored-artifact.ts';
+import { contentHash, toStoredArtifact } from './stored-artifact.ts';
 
 /** Rows written per INSERT when staging (keeps each statement well under the parameter limit). */
 export const STAGE_BATCH = 200;
@@ -13,12 +15,6 @@ export interface DraftSummary {
   readonly name: string;
   readonly contentHash: string;
   readonly updatedAt: Date;
-}
-
-/** The overlay's two halves, ready for `buildGraph(published, drafts)`. */
-export interface Overlay {
-  readonly published: ArtifactSet;
-  readonly drafts: ArtifactSet;
 }
 
 /**
@@ -90,22 +86,19 @@ export async function discardDrafts(ctx: PlatformContext, scope: PackageScope, o
   return Number(result.numDeletedRows);
 }
 
+/** The rows an overlay is built from: the tenant's active items and the drafts of `pkg` (all packages' when undefined). */
+export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, pkg: string | undefined): Promise<OverlayRow[]> {
+  let q = db.selectFrom('bvl.metadata_items').select(['type', 'name', 'body', 'source', 'state', 'package']).where('tenant_id', '=', tenant);
+  if (pkg !== undefined) q = q.where((eb) => eb.or([eb('state', '=', 'active'), eb('package', '=', pkg)]));
+  return q.orderBy('type').orderBy('name').orderBy('package').execute();
+}
+
 /**
- * The overlay as two ArtifactSets: `published` is every active item of the tenant (all packages),
- * `drafts` the drafts of `scope.package` (or of every package when it is omitted). Feed them to
- * `buildGraph(published, drafts)` so L1/L2 see what a publish would produce.
+ * The overlay (see {@link overlayOf}): every active item of the tenant ⊕ the drafts of
+ * `scope.package` (of every package when it is omitted) — exactly what publishing that package
+ * would gate and promote. Feed it to `verify(published, drafts)`.
  */
 export async function readOverlay(ctx: PlatformContext, scope: { readonly tenant: string; readonly package?: string | undefined }): Promise<Overlay> {
   checkScope(scope);
-  let q = ctx.db.selectFrom('bvl.metadata_items').select(['type', 'name', 'body', 'source', 'state', 'package']).where('tenant_id', '=', scope.tenant);
-  const pkg = scope.package;
-  if (pkg !== undefined) q = q.where((eb) => eb.or([eb('state', '=', 'active'), eb('package', '=', pkg)]));
-  const rows = await q.orderBy('type').orderBy('name').orderBy('package').execute();
-  const published: RawArtifact[] = [];
-  const drafts: RawArtifact[] = [];
-  for (const row of rows) {
-    const a = fromStoredArtifact(row, row.state === 'draft');
-    if (a) (row.state === 'draft' ? drafts : published).push(a);
-  }
-  return { published: { artifacts: published, problems: [] }, drafts: { artifacts: drafts, problems: [] } };
+  return overlayOf(await readOverlayRows(ctx.db, scope.tenant, scope.package), scope.package);
 }

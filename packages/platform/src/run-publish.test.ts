@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { collectStack, readSource } from '@bvl/metadata';
+import { verify } from '@bvl/verify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPORA_DIR, openTestPlatform, tenants } from '../test/test-platform.ts';
@@ -204,6 +205,48 @@ describe('publishPackage', () => {
         { code: 'duplicate_artifact', artifact: { type: 'object', name: 'acct' }, message: expect.stringMatching(/already published by package "one"/) },
       ],
     });
+  });
+
+  it('the gate is inside publish: a direct call with an L1 error (ADR-0038 incident #1) is refused, nothing promoted', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    const app = await readSource(join(import.meta.dirname, '../../../examples/expense-tracker/app'), { draft: true });
+    const dashboard = app.artifacts.find((a) => a.type === 'dashboard')!;
+    const broken = structuredClone(dashboard.body) as { widgets: Array<{ dataset: string }> };
+    broken.widgets[0]!.dataset = 'exp_missing';
+    await stageDrafts(platform, scope, [...app.artifacts.filter((a) => a !== dashboard), { ...dashboard, body: broken }]);
+    const r = await publishPackage(platform, scope);
+    expect(r.outcome).toBe('refused');
+    if (r.outcome !== 'refused') return;
+    expect(r.issues.filter((i) => i.severity === 'error').map((i) => [i.code, i.artifact.name, i.path])).toEqual([
+      ['dangling_dataset', 'exp_spending', '/widgets/0/dataset'],
+    ]);
+    expect(r.checked).toMatchObject({ objects: 3, dashboards: 1, widgets: 4 });
+    expect(await activeRows(scope.tenant)).toEqual([]);
+    expect((await readExistingSchema(platform.db, tenantSchema(scope.tenant))).tables.size).toBe(0);
+  });
+
+  it('verify over readOverlay sees exactly what the gate sees (a cross-package duplicate is one issue in both)', async () => {
+    const tenant = made.next();
+    await stageDrafts(platform, { tenant, package: 'one' }, stack(v1));
+    expect((await publishPackage(platform, { tenant, package: 'one' })).outcome).toBe('published');
+    await stageDrafts(
+      platform,
+      { tenant, package: 'two' },
+      stack({
+        objects: [
+          { name: 'acct', fields: {} },
+          { name: 'other', fields: {} },
+        ],
+      }),
+    );
+    const overlay = await readOverlay(platform, { tenant, package: 'two' });
+    const verified = verify(overlay.published, overlay.drafts);
+    const gate = await publishPackage(platform, { tenant, package: 'two' });
+    expect(gate.outcome).toBe('refused');
+    if (gate.outcome !== 'refused') return;
+    expect(verified.publishable).toBe(false);
+    expect(verified.issues).toEqual(gate.issues);
+    expect(gate.issues.map((i) => [i.code, i.artifact.name])).toEqual([['duplicate_artifact', 'acct']]);
   });
 
   it('publishes even when a seed fails, and says so in seedApplied', async () => {

@@ -1,11 +1,14 @@
-import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import { buildGraph, type Graph, type RawArtifact, redraftedContainers } from '@bvl/metadata';
+import { type BuildIssue, sortIssues } from '@bvl/build-issue';
+import { type Graph, redraftedContainers } from '@bvl/metadata';
+import { type Checked, verify } from '@bvl/verify';
 import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import { describeDbError } from './describe-db-error.ts';
 import { diffSchema } from './diff-schema.ts';
+import { overlayOf } from './overlay-of.ts';
 import { planTables } from './plan-tables.ts';
 import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
+import { readOverlayRows } from './run-drafts.ts';
 import { packageLockKey } from './run-package-lock.ts';
 import { applySeeds, type SeedApplied } from './run-seeds.ts';
 import { ensureTenant } from './run-tenant.ts';
@@ -31,10 +34,11 @@ export interface PublishedItem {
 }
 
 /**
- * What a publish did. `published`: metadata promoted and tables created/altered in one transaction,
- * then seeds applied (reported honestly in `seedApplied`, never failing the publish). `refused`:
- * pre-flight issues, nothing changed. `nothing_to_publish`: no drafts. `failed`: the transaction
- * rolled back (the previous published state is intact); `error` says why.
+ * What a publish did. `published`: the gate passed, metadata promoted and tables created/altered in
+ * one transaction, then seeds applied (reported honestly in `seedApplied`, never failing the
+ * publish); `issues` are the gate's warnings. `refused`: the gate found L1/L2 errors (or names the
+ * database cannot hold); nothing changed, `issues` lists everything the gate found. `nothing_to_publish`:
+ * no drafts. `failed`: the transaction rolled back (the previous published state is intact); `error` says why.
  */
 export type PublishResult =
   | {
@@ -45,38 +49,35 @@ export type PublishResult =
       readonly graph: Graph;
       readonly seedApplied: SeedApplied;
       readonly issues: BuildIssue[];
+      readonly checked: Checked;
     }
-  | { readonly outcome: 'refused'; readonly schema: string; readonly issues: BuildIssue[] }
+  | { readonly outcome: 'refused'; readonly schema: string; readonly issues: BuildIssue[]; readonly checked: Checked }
   | { readonly outcome: 'nothing_to_publish'; readonly schema: string }
   | { readonly outcome: 'failed'; readonly schema: string; readonly error: string; readonly cause: unknown };
 
-interface ItemRow {
-  type: string;
-  name: string;
-  package: string;
-  body: unknown;
-  source: unknown;
-}
-
 type Promotion =
   | { kind: 'nothing' }
-  | { kind: 'refused'; issues: BuildIssue[] }
-  | { kind: 'done'; published: PublishedItem[]; steps: number; graph: Graph; seeds: Set<string>; issues: BuildIssue[] };
+  | { kind: 'done'; published: PublishedItem[]; steps: number; graph: Graph; seeds: Set<string>; issues: BuildIssue[]; checked: Checked };
 
 class Refusal extends Error {
-  constructor(readonly issues: BuildIssue[]) {
+  constructor(
+    readonly issues: BuildIssue[],
+    readonly checked: Checked,
+  ) {
     super('refused');
   }
 }
 
 /**
- * Publishes every draft of the package. ONE transaction holds the metadata and the DDL: it takes
- * an advisory lock on tenant+package (concurrent publishes of a package run one after the other;
- * the second finds nothing left to publish), builds the overlay graph (the tenant's active items ⊕
- * the package's drafts), refuses on schema errors, unusable names or an artifact another package
- * owns, promotes the drafts, creates/alters one table per object, and logs the publish. A crash
- * anywhere in it rolls everything back. Seeds run after the commit (see applySeeds: atomic per
- * record), and their report is added to the log.
+ * Publishes every draft of the package, behind the gate. ONE transaction holds the metadata and the
+ * DDL: it takes an advisory lock on tenant+package (concurrent publishes of a package run one after
+ * the other; the second finds nothing left to publish), reads the overlay (the tenant's active items
+ * ⊕ the package's drafts, see overlayOf), and runs the gate on exactly that graph: L1 + L2 through
+ * `verify`, the function `bvl verify` and verify_build run, plus the names the database must hold.
+ * Any error refuses the publish with every issue found; no caller can skip it. Otherwise it promotes
+ * the drafts, creates/alters one table per object, and logs the publish. A crash anywhere in it rolls
+ * everything back. Seeds run after the commit (see applySeeds: atomic per record), and their report
+ * is added to the log.
  */
 export async function publishPackage(ctx: PlatformContext, scope: PackageScope, options: PublishOptions = {}): Promise<PublishResult> {
   const schema = await ensureTenant(ctx, scope);
@@ -102,11 +103,10 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
       return p;
     });
   } catch (e) {
-    if (e instanceof Refusal) return { outcome: 'refused', schema, issues: e.issues };
+    if (e instanceof Refusal) return { outcome: 'refused', schema, issues: e.issues, checked: e.checked };
     return { outcome: 'failed', schema, error: `publish rolled back, the previous published state is unchanged: ${describeDbError(e)}`, cause: e };
   }
   if (promotion.kind === 'nothing') return { outcome: 'nothing_to_publish', schema };
-  if (promotion.kind === 'refused') return { outcome: 'refused', schema, issues: promotion.issues };
   const graph = promotion.graph;
   const seeds = [...graph.seeds.values()].filter((s) => promotion.seeds.has(s.name));
   let seedApplied: SeedApplied;
@@ -131,7 +131,16 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
       .set({ seed_applied: JSON.stringify(seedApplied) })
       .where('id', '=', logId)
       .execute();
-  return { outcome: 'published', schema, published: promotion.published, ddlSteps: promotion.steps, graph, seedApplied, issues: promotion.issues };
+  return {
+    outcome: 'published',
+    schema,
+    published: promotion.published,
+    ddlSteps: promotion.steps,
+    graph,
+    seedApplied,
+    issues: promotion.issues,
+    checked: promotion.checked,
+  };
 }
 
 async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope, schema: string, options: PublishOptions): Promise<Promotion> {
@@ -139,44 +148,17 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
   // Once this publish holds the package, DDL must not wait forever behind a long reader of a table
   // (and make every later reader queue behind it): give up, roll back and say so.
   await sql`set local lock_timeout = ${sql.lit(`${PUBLISH_LOCK_TIMEOUT_MS}ms`)}`.execute(trx);
-  const rows = await trx
-    .selectFrom('bvl.metadata_items')
-    .select(['type', 'name', 'package', 'body', 'source', 'state'])
-    .where('tenant_id', '=', scope.tenant)
-    .where((eb) => eb.or([eb('state', '=', 'active'), eb.and([eb('state', '=', 'draft'), eb('package', '=', scope.package)])]))
-    .orderBy('type')
-    .orderBy('name')
-    .orderBy('package')
-    .execute();
-  const drafts: ItemRow[] = rows.filter((r) => r.state === 'draft');
+  const rows = await readOverlayRows(trx, scope.tenant, scope.package);
+  const drafts = rows.filter((r) => r.state === 'draft');
   if (drafts.length === 0) return { kind: 'nothing' };
-  const active: ItemRow[] = rows.filter((r) => r.state === 'active');
-
-  const issues: BuildIssue[] = [];
+  const active = rows.filter((r) => r.state === 'active');
   const draftSlots = new Set(drafts.map((d) => `${d.type}\u0000${d.name}`));
-  for (const a of active) {
-    if (a.package === scope.package || !draftSlots.has(`${a.type}\u0000${a.name}`)) continue;
-    issues.push(
-      makeIssue({
-        code: 'duplicate_artifact',
-        artifact: { type: a.type, name: a.name },
-        message: `${a.type} "${a.name}" is already published by package "${a.package}" of this tenant; package "${scope.package}" cannot publish a second one.`,
-        fix: `Rename the ${a.type} in package "${scope.package}", or change it through package "${a.package}".`,
-        draft: true,
-      }),
-    );
-  }
-  const toSet = (list: ItemRow[], draft: boolean) => ({ artifacts: list.flatMap((r) => fromStoredArtifact(r, draft) ?? []) as RawArtifact[], problems: [] });
-  // Another package's artifact of the same slot stays out of the overlay: the refusal above names it.
-  const published = toSet(
-    active.filter((a) => a.package === scope.package || !draftSlots.has(`${a.type}\u0000${a.name}`)),
-    false,
-  );
-  const built = buildGraph(published, toSet(drafts, true));
-  issues.push(...built.issues.filter((i) => i.draft && i.severity === 'error'));
-  const plan = planTables(built.graph);
-  issues.push(...plan.issues);
-  if (issues.length > 0) throw new Refusal(issues);
+
+  // The gate, on the exact graph being promoted, inside the package lock.
+  const overlay = overlayOf(rows, scope.package);
+  const gate = verify(overlay.published, overlay.drafts);
+  const plan = planTables(gate.graph);
+  if (!gate.publishable || plan.issues.length > 0) throw new Refusal(sortIssues([...gate.issues, ...plan.issues]), gate.checked);
 
   const at = now.toISOString();
   const promoted = await trx
@@ -215,7 +197,7 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
     .execute();
   await trx.deleteFrom('bvl.metadata_items').where('tenant_id', '=', scope.tenant).where('package', '=', scope.package).where('state', '=', 'draft').execute();
   // A draft container replaces its whole published container (as the overlay showed): views it dropped are retired.
-  const redrafted = redraftedContainers(drafts.flatMap((d) => fromStoredArtifact(d, true) ?? []));
+  const redrafted = redraftedContainers(overlay.drafts.artifacts);
   const retired = active.filter((a) => {
     if (a.package !== scope.package || a.type !== 'view' || draftSlots.has(`${a.type}\u0000${a.name}`)) return false;
     const container = fromStoredArtifact(a, false)?.container;
@@ -237,9 +219,8 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
   await applySchemaSteps(trx, schema, steps, options.afterDdlStep);
 
   const seeds = new Set([...active, ...drafts].filter((r) => r.package === scope.package && r.type === 'seed').map((r) => r.name));
-  const warnings = built.issues.filter((i) => i.draft && i.severity !== 'error');
   const items = promoted
     .map((p) => ({ type: p.type, name: p.name, version: p.version }))
     .sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
-  return { kind: 'done', published: items, steps: steps.length, graph: built.graph, seeds, issues: warnings };
+  return { kind: 'done', published: items, steps: steps.length, graph: gate.graph, seeds, issues: gate.issues, checked: gate.checked };
 }

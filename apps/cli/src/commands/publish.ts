@@ -1,5 +1,5 @@
 import { type BuildIssue, sortIssues } from '@bvl/build-issue';
-import { readSource } from '@bvl/metadata';
+import { mergeOverlay, readSource } from '@bvl/metadata';
 import {
   createProbeEngine,
   discardDrafts,
@@ -16,10 +16,10 @@ import {
   withPackageLock,
 } from '@bvl/platform';
 import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-probes';
+import { verify } from '@bvl/verify';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { PUBLISH_USAGE } from '../usage.ts';
-import { verifyStatic } from '../verify-static.ts';
 import { writeReport } from '../write-report.ts';
 
 /** Tenant used when --tenant is absent. */
@@ -44,10 +44,11 @@ interface PublishReport {
 }
 
 /**
- * `bvl publish`: load, gate (L1 + L2 must have no error), stage everything as drafts of the
- * package, publish (one transaction for metadata and tables, then seeds), probe (L3), report.
- * Exit 0 no error, 1 errors (refused, failed, or runtime errors), 2 could not run (unreadable
- * input, database unreachable).
+ * `bvl publish`: load; verify the files (L1 + L2: a stack that cannot pass the gate is refused
+ * before any database is opened); stage the overlaid stack as the package's drafts and publish
+ * them — publish gates again, on the store's overlay (the tenant's other packages included), inside
+ * the package lock — then probe (L3) and report. Exit 0 no error, 1 errors (refused, failed, or
+ * runtime errors), 2 could not run (unreadable input, database unreachable).
  */
 export async function publishCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
@@ -70,11 +71,10 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
 
   const published = await readSource(stack, { cwd: io.cwd });
   const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
-  const gate = verifyStatic(published, drafts);
-  const checked = { ...gate.checked } as Record<string, number>;
-  const print = (report: PublishReport) => writeReport(io, format, report, (a) => gate.graph.sourceOf(a.type, a.name)?.file, prettySummary(report));
-  if (gate.issues.some((i) => i.severity === 'error')) {
-    print({ ok: false, outcome: 'refused', issues: gate.issues, checked, target });
+  const files = verify(published, drafts);
+  const print = (report: PublishReport) => writeReport(io, format, report, (a) => files.graph.sourceOf(a.type, a.name)?.file, prettySummary(report));
+  if (!files.publishable) {
+    print({ ok: false, outcome: 'refused', issues: files.issues, checked: { ...files.checked }, target });
     return EXIT.errors;
   }
 
@@ -88,32 +88,42 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
   const located = { ...target, database: platform.location };
   try {
     const scope = { tenant, package: pkg };
+    const stage = [...mergeOverlay(published.artifacts, drafts?.artifacts ?? []).merged.values()];
     // The package's drafts become exactly this stack (stale drafts of an earlier run are dropped),
     // and are published, as one step under the package lock: a concurrent run waits its turn.
     const result = await withPackageLock(platform, scope, async (pinned) => {
       await discardDrafts(pinned, scope).catch(() => 0);
-      await stageDrafts(pinned, scope, [...published.artifacts, ...(drafts?.artifacts ?? [])]);
+      await stageDrafts(pinned, scope, stage);
       return publishPackage(pinned, scope);
     });
     if (result.outcome === 'refused') {
-      print({ ok: false, outcome: 'refused', issues: sortIssues([...gate.issues, ...result.issues]), checked, target: located });
+      print({ ok: false, outcome: 'refused', issues: result.issues, checked: { ...result.checked }, target: located });
       return EXIT.errors;
     }
     if (result.outcome === 'failed') {
       io.stderr(`bvl: publish failed: ${result.error}\n`);
-      print({ ok: false, outcome: 'failed', issues: gate.issues, checked, target: located, error: result.error });
+      print({ ok: false, outcome: 'failed', issues: files.issues, checked: { ...files.checked }, target: located, error: result.error });
       return EXIT.errors;
     }
     if (result.outcome === 'nothing_to_publish') {
-      print({ ok: true, outcome: 'nothing_to_publish', issues: gate.issues, checked, target: located });
+      print({ ok: true, outcome: 'nothing_to_publish', issues: files.issues, checked: { ...files.checked }, target: located });
       return EXIT.clean;
     }
     // The platform's engine is checked against runtime-probes' port here, where both meet.
     const engine: ProbeEngine = createProbeEngine(platform, { tenant, graph: result.graph });
     const { issues: probeIssues, ...probes } = await runProbes({ engine, graph: result.graph, seedApplied: result.seedApplied });
-    const issues = sortIssues([...gate.issues, ...result.issues, ...probeIssues]);
+    const issues = sortIssues([...result.issues, ...probeIssues]);
     const ok = !issues.some((i) => i.severity === 'error');
-    print({ ok, outcome: 'published', issues, checked, seedApplied: result.seedApplied, probes, target: located, published: result.published.length });
+    print({
+      ok,
+      outcome: 'published',
+      issues,
+      checked: { ...result.checked },
+      seedApplied: result.seedApplied,
+      probes,
+      target: located,
+      published: result.published.length,
+    });
     return ok ? EXIT.clean : EXIT.errors;
   } catch (e) {
     // Issues are values; reaching here means the database went away or a bug: one clear line.

@@ -1,8 +1,8 @@
 import { readSource } from '@bvl/metadata';
+import { STATIC_LAYERS, type StaticLayer, verify } from '@bvl/verify';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { VERIFY_USAGE } from '../usage.ts';
-import { STATIC_LAYERS, type StaticLayer, verifyStatic } from '../verify-static.ts';
 import { writeReport } from '../write-report.ts';
 
 function parseLayers(value: string | undefined): Set<StaticLayer> {
@@ -29,8 +29,7 @@ export async function verifyCommand(argv: string[], io: CliIo): Promise<number> 
   const layers = parseLayers(values.layers);
   const published = await readSource(stack, { cwd: io.cwd });
   const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
-  const { graph, issues, checked } = verifyStatic(published, drafts, layers);
-  const ok = !issues.some((i) => i.severity === 'error');
+  const { graph, issues, checked, publishable: ok } = verify(published, drafts, { layers });
   const counts = Object.entries(checked)
     .map(([k, v]) => `${v} ${k}`)
     .join(', ');

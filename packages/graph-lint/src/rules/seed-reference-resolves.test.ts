@@ -14,6 +14,10 @@ describe(rule.meta.name, () =>
         },
       },
       {
+        name: 'a row id (UUID) of an existing row is not judged: the seed writer resolves ids',
+        stack: (s) => (s.data[1].records[0].category = '3f2b8c1e-9a4d-4e2f-8b7a-1c2d3e4f5a6b'),
+      },
+      {
         name: 'target seed staged as a draft',
         stack: (s) => (s.data[1].records[0].category = 'Office'),
         drafts: (b) => ({ data: [{ ...b.data[0], records: [...b.data[0].records, { name: 'Office' }] }] }),

@@ -39,9 +39,12 @@ function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Se
 
 /**
  * A seed lookup value that matches no record's natural key in the target object's seed (drafts ⊕
- * published). Targets with no seed are not judged: their rows come from elsewhere. `{externalId: …}`
- * wrapper objects never resolve (commit 86bda82).
+ * published). Targets with no seed are not judged: their rows come from elsewhere. A UUID is not
+ * judged either: it is a row id (the seed writer falls back to ids), never a natural-key typo.
+ * `{externalId: …}` wrapper objects never resolve (commit 86bda82).
  */
+const ROW_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export default defineRule({
   meta: {
     name: 'seed-reference-resolves',
@@ -56,6 +59,7 @@ export default defineRule({
       if (!nk) continue;
       const v = sv.value;
       if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) continue;
+      if (typeof v === 'string' && ROW_ID.test(v)) continue;
       const path = sv.path();
       const wrapped = typeof v === 'object';
       const s = typeof v === 'string' ? suggest(v, nk.keys, path) : {};

@@ -35,8 +35,13 @@ export default defineRule({
             message: `Widget ${q(w.id)} of dashboard ${q(d.name)} has no dataset, so it renders empty (datasets here: ${listing(names)}).`,
             fix: `Set "dataset" on widget ${q(w.id)} to the dataset whose measures it shows.`,
             path: pointer('widgets', w.index),
+            // The only dataset is a guess unless it declares every measure the widget asks for.
             ...(names.length === 1
-              ? { suggestions: names, patch: [{ op: 'add' as const, path: pointer('widgets', w.index, 'dataset'), value: names[0] }] }
+              ? {
+                  suggestions: names,
+                  patch: [{ op: 'add' as const, path: pointer('widgets', w.index, 'dataset'), value: names[0] }],
+                  fixSafety: (w.def.values ?? []).every((m) => graph.datasets.get(names[0]!)?.measures.has(m)) ? ('safe' as const) : ('unsafe' as const),
+                }
               : {}),
           };
           continue;

@@ -16,6 +16,23 @@ describe(rule.meta.name, () =>
             path: '/widgets/0/values/0',
             suggestion: 'total_amount',
             patch: [{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }],
+            fixSafety: 'safe',
+          },
+        ],
+      },
+      {
+        name: 'two unfiltered measures on the base field: the best guess is an unsafe patch, left to the agent',
+        stack: (s) => {
+          s.datasets[0].measures.push({ name: 'max_amount', aggregate: 'max', field: 'amount' });
+          s.dashboards[0].widgets[0].values = ['amount'];
+        },
+        errors: [
+          {
+            code: 'unknown_measure',
+            artifact: 'dashboard/exp_spending',
+            path: '/widgets/0/values/0',
+            patch: [{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }],
+            fixSafety: 'unsafe',
           },
         ],
       },

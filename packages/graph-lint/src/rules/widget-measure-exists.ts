@@ -1,4 +1,4 @@
-import type { JsonPatchOp } from '@bvl/build-issue';
+import type { FixSafety, JsonPatchOp } from '@bvl/build-issue';
 import type { MeasureDef } from '@bvl/metadata';
 import { pointer } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
@@ -7,20 +7,21 @@ import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 /**
  * Agents most often write the base field's name where a measure name belongs (`amount` for
  * `total_amount`). Measures aggregating that very field rank first; one unfiltered such measure
- * is clearly right and earns a patch. Otherwise fall back to name similarity.
+ * is clearly right and earns a safe patch; several make the best one an unsafe patch. Otherwise
+ * fall back to name similarity.
  */
 export function measureSuggestions(
   value: string,
   defs: readonly MeasureDef[],
   names: string[],
   path: string,
-): { suggestions?: string[]; patch?: JsonPatchOp[] } {
+): { suggestions?: string[]; patch?: JsonPatchOp[]; fixSafety?: FixSafety } {
   const onField = defs.filter((m) => m.field === value && !m.derived);
   const similar = suggest(value, names, path);
   if (onField.length === 0) return similar;
   const unfiltered = onField.filter((m) => m.filter === undefined);
   const ranked = [...new Set([...unfiltered, ...onField].map((m) => m.name).concat(similar.suggestions ?? []))].slice(0, 3);
-  return unfiltered.length === 1 ? { suggestions: ranked, patch: [{ op: 'replace', path, value: unfiltered[0]!.name }] } : { suggestions: ranked };
+  return { suggestions: ranked, patch: [{ op: 'replace', path, value: ranked[0]! }], fixSafety: unfiltered.length === 1 ? 'safe' : 'unsafe' };
 }
 
 /** ADR-0038 incident #2: a widget `values[]` entry that names no measure of its dataset. */

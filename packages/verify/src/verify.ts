@@ -4,11 +4,11 @@ import { lintGraph } from '@bvl/graph-lint';
 import { type ArtifactSet, buildGraph, type Graph, rebaseViewPaths } from '@bvl/metadata';
 import { checkRender } from '@bvl/render-contract';
 
-/** The static layers `bvl verify` can run. */
+/** The static layers verification runs: L1 graph lint and L2 render contract. */
 export const STATIC_LAYERS = ['graph', 'render'] as const;
 export type StaticLayer = (typeof STATIC_LAYERS)[number];
 
-/** What was checked, per artifact kind. */
+/** What was checked, per artifact kind (platform objects excluded). */
 export interface Checked {
   objects: number;
   views: number;
@@ -17,23 +17,35 @@ export interface Checked {
   datasets: number;
   apps: number;
   seeds: number;
+  /** L2: component schemas translated and checked against the registry. */
   schemas?: number;
+  /** L2: datasets compiled to SQL. */
   compiledDatasets?: number;
 }
 
-/** Result of {@link verifyStatic}: the overlaid graph, sorted issues and the checked counts. */
-export interface StaticResult {
+/** Result of {@link verify}: the overlaid graph, the sorted issue stream and the checked counts. */
+export interface Verification {
   readonly graph: Graph;
   readonly issues: BuildIssue[];
   readonly checked: Checked;
+  /** No L1/L2 error: what the publish gate asks. Warnings never block. */
+  readonly publishable: boolean;
+}
+
+/** Options of {@link verify}. */
+export interface VerifyOptions {
+  /** Which static layers to run (default both). The gate always runs both. */
+  readonly layers?: ReadonlySet<StaticLayer>;
 }
 
 /** Counts the artifacts of the overlaid graph (platform objects excluded). */
 export function countChecked(graph: Graph): Checked {
   let widgets = 0;
+  let objects = 0;
   for (const d of graph.dashboards.values()) widgets += d.widgets.length;
+  for (const o of graph.objects.values()) if (!o.platform) objects++;
   return {
-    objects: [...graph.objects.values()].filter((o) => !o.platform).length,
+    objects,
     views: graph.views.size,
     dashboards: graph.dashboards.size,
     widgets,
@@ -44,10 +56,13 @@ export function countChecked(graph: Graph): Checked {
 }
 
 /**
- * L1 (+ L2) over published ⊕ drafts: builds the graph once, runs the requested layers and returns
- * the sorted issue stream. Pure: the caller reads files and prints.
+ * L1 + L2 over published ⊕ drafts — the one verification every surface runs (`bvl verify`, the
+ * publish gate, verify_build, the API, MCP, the eval runner). Builds the overlay graph once, runs
+ * the layers, and returns the sorted issue stream with view paths rebased onto the documents the
+ * views are stored in. Pure: no I/O, never throws on bad metadata.
  */
-export function verifyStatic(published: ArtifactSet, drafts: ArtifactSet | undefined, layers: ReadonlySet<StaticLayer> = new Set(STATIC_LAYERS)): StaticResult {
+export function verify(published: ArtifactSet, drafts?: ArtifactSet, options: VerifyOptions = {}): Verification {
+  const layers = options.layers ?? new Set(STATIC_LAYERS);
   const { graph, issues } = buildGraph(published, drafts);
   const all = [...issues];
   const checked = countChecked(graph);
@@ -58,5 +73,6 @@ export function verifyStatic(published: ArtifactSet, drafts: ArtifactSet | undef
     checked.schemas = render.checked.schemas;
     checked.compiledDatasets = render.checked.compiledDatasets;
   }
-  return { graph, issues: sortIssues(rebaseViewPaths(graph, all)), checked };
+  const sorted = sortIssues(rebaseViewPaths(graph, all));
+  return { graph, issues: sorted, checked, publishable: !sorted.some((i) => i.severity === 'error') };
 }

@@ -1,0 +1,56 @@
+import type { LoadProblem, RawArtifact } from '@bvl/metadata';
+import type { ItemState } from './database.ts';
+import { fromStoredArtifact } from './stored-artifact.ts';
+
+/** A metadata row as the overlay reads it. */
+export interface OverlayRow {
+  readonly type: string;
+  readonly name: string;
+  readonly package: string;
+  readonly state: ItemState;
+  readonly body: unknown;
+  readonly source: unknown;
+}
+
+/** The overlay's two halves, ready for `verify(published, drafts)` / `buildGraph(published, drafts)`. */
+export interface Overlay {
+  readonly published: { readonly artifacts: RawArtifact[]; readonly problems: LoadProblem[] };
+  readonly drafts: { readonly artifacts: RawArtifact[]; readonly problems: LoadProblem[] };
+}
+
+const slot = (type: string, name: string) => `${type}\u0000${name}`;
+
+/**
+ * The one place the store's overlay is assembled (verify_build reads it; publish gates and promotes
+ * it): the tenant's active items ⊕ the drafts of `pkg` (of every package when `pkg` is undefined).
+ * A draft of a slot that another package already publishes stays out, and is reported as one
+ * `duplicate_artifact`: publishing it would make two packages own it. The owner's item stays in, so
+ * nothing that reads it reports a cascade of follow-on errors.
+ */
+export function overlayOf(rows: readonly OverlayRow[], pkg: string | undefined): Overlay {
+  const owners = new Map<string, string>();
+  for (const r of rows) if (r.state === 'active') owners.set(slot(r.type, r.name), r.package);
+  const published = rows.flatMap((r) => (r.state === 'active' ? (fromStoredArtifact(r, false) ?? []) : []));
+  const drafts: RawArtifact[] = [];
+  const problems: LoadProblem[] = [];
+  for (const r of rows) {
+    if (r.state !== 'draft' || (pkg !== undefined && r.package !== pkg)) continue;
+    const a = fromStoredArtifact(r, true);
+    if (!a) continue;
+    const owner = owners.get(slot(r.type, r.name));
+    if (owner === undefined || owner === r.package) {
+      drafts.push(a);
+      continue;
+    }
+    problems.push({
+      code: 'duplicate_artifact',
+      type: a.type,
+      name: a.name,
+      message: `${a.type} "${a.name}" is already published by package "${owner}" of this tenant; package "${r.package}" cannot publish a second one.`,
+      fix: `Rename the ${a.type} in package "${r.package}", or change it through package "${owner}".`,
+      draft: true,
+      source: a.source,
+    });
+  }
+  return { published: { artifacts: published, problems: [] }, drafts: { artifacts: drafts, problems } };
+}
