@@ -33,6 +33,8 @@ export interface MetadataItemsTable {
   content_hash: string;
   version: number;
   updated_at: ColumnType<Date, string, string>;
+  /** A draft that retires the published artifact of its slot. */
+  tombstone: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** `bvl.publish_log`: one row per publish that promoted something; seeds are filled in after. */
@@ -46,12 +48,67 @@ export interface PublishLogTable {
   published_at: ColumnType<Date, string, never>;
 }
 
+/** `bvl.probe_results`: the L3 result of one publish. */
+export interface ProbeResultsTable {
+  publish_id: number;
+  tenant_id: string;
+  package: string;
+  issues: Json;
+  report: Json;
+  error_count: number;
+  probed_at: ColumnType<Date, string, never>;
+}
+
+/** Whether a build session still takes repair rounds. */
+export type SessionStatus = 'open' | 'stopped';
+
+/** `bvl.build_sessions`: one agent build of a package towards a goal, with its bounds. */
+export interface BuildSessionsTable {
+  id: string;
+  tenant_id: string;
+  package: string;
+  goal: string;
+  status: SessionStatus;
+  stop_reason: string | null;
+  bounds: Json;
+  rounds: ColumnType<number, number | undefined, number>;
+  tokens_in: ColumnType<number, number | undefined, number>;
+  tokens_out: ColumnType<number, number | undefined, number>;
+  cost_usd: ColumnType<number, number | undefined, number>;
+  published_at: ColumnType<Date | null, string | null | undefined, string | null>;
+  created_at: ColumnType<Date, string, never>;
+  updated_at: ColumnType<Date, string, string>;
+}
+
+/** `bvl.build_rounds`: one verification (or publish) round of a session. */
+export interface BuildRoundsTable {
+  session_id: string;
+  round: number;
+  kind: 'verify' | 'publish';
+  draft_hash: string;
+  fingerprints: Json;
+  error_count: number;
+  warning_count: number;
+  issues: Json;
+  diff: Json;
+  fixes: Json;
+  stop_reason: string | null;
+  tokens_in: ColumnType<number, number | undefined, number>;
+  tokens_out: ColumnType<number, number | undefined, number>;
+  cost_usd: ColumnType<number, number | undefined, number>;
+  duration_ms: number;
+  created_at: ColumnType<Date, string, never>;
+}
+
 /** The `bvl` schema as kysely sees it (tables are schema-qualified). */
 export interface BvlDatabase {
   'bvl.tenants': TenantsTable;
   'bvl.packages': PackagesTable;
   'bvl.metadata_items': MetadataItemsTable;
   'bvl.publish_log': PublishLogTable;
+  'bvl.probe_results': ProbeResultsTable;
+  'bvl.build_sessions': BuildSessionsTable;
+  'bvl.build_rounds': BuildRoundsTable;
 }
 
 /** Which engine is behind the dialect; only messages and docs differ. */

@@ -9,7 +9,7 @@ export {
   VIEW_FILTER_OPERATORS,
   type ViewFilterRow,
 } from './compile-find.ts';
-export type { BvlDatabase, DynamicDatabase, EngineKind, ItemState, PlatformContext } from './database.ts';
+export type { BuildRoundsTable, BuildSessionsTable, BvlDatabase, DynamicDatabase, EngineKind, ItemState, PlatformContext, SessionStatus } from './database.ts';
 export { describeDbError, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
 export { diffSchema, type ExistingForeignKey, type ExistingSchema, type ExistingTable, foreignKeyName, type SchemaStep } from './diff-schema.ts';
 export { type CelResult, type CelValue, evaluateCel, isCelEnvelope, MAX_CEL_DEPTH, MAX_CEL_SOURCE } from './evaluate-cel.ts';
@@ -49,11 +49,12 @@ export {
 } from './plan-tables.ts';
 export { createDataEngine, type DataEngine, type DataEngineScope, planDatasetQuery, planFind, type ReadResult, runCompiled } from './run-data-engine.ts';
 export { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
-export { type DraftSummary, discardDrafts, listDrafts, readOverlay, readOverlayRows, STAGE_BATCH, stageDrafts } from './run-drafts.ts';
+export { type DraftSummary, discardDrafts, listDrafts, readOverlay, readOverlayRows, STAGE_BATCH, stageDrafts, stageTombstones } from './run-drafts.ts';
 export { MIGRATIONS, migrateToLatest } from './run-migrations.ts';
 export { packageLockKey, withPackageLock } from './run-package-lock.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
-export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage } from './run-publish.ts';
+export { latestProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
+export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage, type RetiredItem } from './run-publish.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, runReadOnly } from './run-read-only.ts';
 export {
   type ApplySeedsOptions,

@@ -10,12 +10,16 @@ export interface OverlayRow {
   readonly state: ItemState;
   readonly body: unknown;
   readonly source: unknown;
+  /** A draft that retires the published artifact of its slot. */
+  readonly tombstone?: boolean | undefined;
 }
 
 /** The overlay's two halves, ready for `verify(published, drafts)` / `buildGraph(published, drafts)`. */
 export interface Overlay {
   readonly published: { readonly artifacts: RawArtifact[]; readonly problems: LoadProblem[] };
   readonly drafts: { readonly artifacts: RawArtifact[]; readonly problems: LoadProblem[] };
+  /** Published artifacts the drafts retire (tombstones): left out of `published`. */
+  readonly retired: ReadonlyArray<{ readonly type: string; readonly name: string }>;
 }
 
 const slot = (type: string, name: string) => `${type}\u0000${name}`;
@@ -25,16 +29,23 @@ const slot = (type: string, name: string) => `${type}\u0000${name}`;
  * it): the tenant's active items ⊕ the drafts of `pkg` (of every package when `pkg` is undefined).
  * A draft of a slot that another package already publishes stays out, and is reported as one
  * `duplicate_artifact`: publishing it would make two packages own it. The owner's item stays in, so
- * nothing that reads it reports a cascade of follow-on errors.
+ * nothing that reads it reports a cascade of follow-on errors. A tombstone draft retires its
+ * package's published artifact: it is left out, so references to it dangle (as they will once
+ * published).
  */
 export function overlayOf(rows: readonly OverlayRow[], pkg: string | undefined): Overlay {
   const owners = new Map<string, string>();
   for (const r of rows) if (r.state === 'active') owners.set(slot(r.type, r.name), r.package);
-  const published = rows.flatMap((r) => (r.state === 'active' ? (fromStoredArtifact(r, false) ?? []) : []));
+  const tombstoned = new Set<string>();
+  for (const r of rows) {
+    if (r.state === 'draft' && r.tombstone && (pkg === undefined || r.package === pkg) && owners.get(slot(r.type, r.name)) === r.package)
+      tombstoned.add(slot(r.type, r.name));
+  }
+  const published = rows.flatMap((r) => (r.state === 'active' && !tombstoned.has(slot(r.type, r.name)) ? (fromStoredArtifact(r, false) ?? []) : []));
   const drafts: RawArtifact[] = [];
   const problems: LoadProblem[] = [];
   for (const r of rows) {
-    if (r.state !== 'draft' || (pkg !== undefined && r.package !== pkg)) continue;
+    if (r.state !== 'draft' || r.tombstone || (pkg !== undefined && r.package !== pkg)) continue;
     const a = fromStoredArtifact(r, true);
     if (!a) continue;
     const owner = owners.get(slot(r.type, r.name));
@@ -52,5 +63,6 @@ export function overlayOf(rows: readonly OverlayRow[], pkg: string | undefined):
       source: a.source,
     });
   }
-  return { published: { artifacts: published, problems: [] }, drafts: { artifacts: drafts, problems } };
+  const retired = rows.filter((r) => r.state === 'active' && tombstoned.has(slot(r.type, r.name))).map((r) => ({ type: r.type, name: r.name }));
+  return { published: { artifacts: published, problems: [] }, drafts: { artifacts: drafts, problems }, retired };
 }

@@ -1,9 +1,10 @@
 import type { ArtifactSet, RawArtifact } from '@bvl/metadata';
 import type { Kysely } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
+import { showName } from './identifier.ts';
 import { type Overlay, type OverlayRow, overlayOf } from './overlay-of.ts';
 import { ensureTenant } from './run-tenant.ts';
-import { checkScope, type PackageScope } from './scope.ts';
+import { checkScope, type PackageScope, ScopeError } from './scope.ts';
 import { contentHash, toStoredArtifact } from './stored-artifact.ts';
 
 /** Rows written per INSERT when staging (keeps each statement well under the parameter limit). */
@@ -15,6 +16,8 @@ export interface DraftSummary {
   readonly name: string;
   readonly contentHash: string;
   readonly updatedAt: Date;
+  /** The draft retires the published artifact of its slot. */
+  readonly tombstone: boolean;
 }
 
 /**
@@ -42,6 +45,7 @@ export async function stageDrafts(ctx: PlatformContext, scope: PackageScope, inp
       content_hash: contentHash(stored.body),
       version: 0,
       updated_at: at,
+      tombstone: false,
     };
   });
   for (let i = 0; i < rows.length; i += STAGE_BATCH) {
@@ -54,6 +58,7 @@ export async function stageDrafts(ctx: PlatformContext, scope: PackageScope, inp
           source: eb.ref('excluded.source'),
           content_hash: eb.ref('excluded.content_hash'),
           updated_at: eb.ref('excluded.updated_at'),
+          tombstone: false,
         })),
       )
       .execute();
@@ -61,19 +66,82 @@ export async function stageDrafts(ctx: PlatformContext, scope: PackageScope, inp
   return { staged: rows.length };
 }
 
+/**
+ * Stages tombstones: drafts that retire artifacts the package has published (a view, dashboard,
+ * object, seed, …). The overlay then leaves each out, so references to it dangle in L1 before
+ * anything is published; publish retires its metadata (its table or rows only when asked, see
+ * PublishOptions.dropData). Throws {@link ScopeError}, staging nothing, when the package publishes
+ * no such artifact (another package's artifact is retired through that package).
+ */
+export async function stageTombstones(
+  ctx: PlatformContext,
+  scope: PackageScope,
+  refs: ReadonlyArray<{ type: string; name: string }>,
+): Promise<{ staged: number }> {
+  await ensureTenant(ctx, scope);
+  const slots = new Map(refs.map((r) => [`${r.type}\u0000${r.name}`, r]));
+  if (slots.size === 0) return { staged: 0 };
+  const active = await ctx.db
+    .selectFrom('bvl.metadata_items')
+    .select(['type', 'name', 'package'])
+    .where('tenant_id', '=', scope.tenant)
+    .where('state', '=', 'active')
+    .where((eb) => eb.or([...slots.values()].map((s) => eb.and([eb('type', '=', s.type), eb('name', '=', s.name)]))))
+    .execute();
+  const owners = new Map(active.map((a) => [`${a.type}\u0000${a.name}`, a.package]));
+  for (const [key, r] of slots) {
+    const owner = owners.get(key);
+    if (owner === undefined)
+      throw new ScopeError(
+        `nothing to retire: no ${r.type} ${showName(r.name)} is published in tenant ${showName(scope.tenant)} (discard a draft with discardDrafts instead)`,
+      );
+    if (owner !== scope.package)
+      throw new ScopeError(`${r.type} ${showName(r.name)} is published by package ${showName(owner)}; retire it through that package`);
+  }
+  const at = ctx.now().toISOString();
+  await ctx.db
+    .insertInto('bvl.metadata_items')
+    .values(
+      [...slots.values()].map((r) => ({
+        tenant_id: scope.tenant,
+        package: scope.package,
+        type: r.type,
+        name: r.name,
+        state: 'draft' as const,
+        body: '{}',
+        source: '{}',
+        content_hash: 'tombstone',
+        version: 0,
+        updated_at: at,
+        tombstone: true,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'package', 'type', 'name', 'state']).doUpdateSet((eb) => ({
+        body: eb.ref('excluded.body'),
+        source: eb.ref('excluded.source'),
+        content_hash: eb.ref('excluded.content_hash'),
+        updated_at: eb.ref('excluded.updated_at'),
+        tombstone: true,
+      })),
+    )
+    .execute();
+  return { staged: slots.size };
+}
+
 /** The package's drafts, sorted by type and name. */
 export async function listDrafts(ctx: PlatformContext, scope: PackageScope): Promise<DraftSummary[]> {
   checkScope(scope);
   const rows = await ctx.db
     .selectFrom('bvl.metadata_items')
-    .select(['type', 'name', 'content_hash', 'updated_at'])
+    .select(['type', 'name', 'content_hash', 'updated_at', 'tombstone'])
     .where('tenant_id', '=', scope.tenant)
     .where('package', '=', scope.package)
     .where('state', '=', 'draft')
     .orderBy('type')
     .orderBy('name')
     .execute();
-  return rows.map((r) => ({ type: r.type, name: r.name, contentHash: r.content_hash, updatedAt: new Date(r.updated_at) }));
+  return rows.map((r) => ({ type: r.type, name: r.name, contentHash: r.content_hash, updatedAt: new Date(r.updated_at), tombstone: r.tombstone }));
 }
 
 /** Discards the package's drafts (all, or only the listed slots); returns how many were removed. */
@@ -88,7 +156,7 @@ export async function discardDrafts(ctx: PlatformContext, scope: PackageScope, o
 
 /** The rows an overlay is built from: the tenant's active items and the drafts of `pkg` (all packages' when undefined). */
 export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, pkg: string | undefined): Promise<OverlayRow[]> {
-  let q = db.selectFrom('bvl.metadata_items').select(['type', 'name', 'body', 'source', 'state', 'package']).where('tenant_id', '=', tenant);
+  let q = db.selectFrom('bvl.metadata_items').select(['type', 'name', 'body', 'source', 'state', 'package', 'tombstone']).where('tenant_id', '=', tenant);
   if (pkg !== undefined) q = q.where((eb) => eb.or([eb('state', '=', 'active'), eb('package', '=', pkg)]));
   return q.orderBy('type').orderBy('name').orderBy('package').execute();
 }

@@ -55,13 +55,80 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  '0002_build_loop': {
+    async up(db: Kysely<unknown>) {
+      // A draft can retire a published artifact: a tombstone row (no body) in the artifact's slot.
+      await db.schema
+        .withSchema('bvl')
+        .alterTable('metadata_items')
+        .addColumn('tombstone', 'boolean', (c) => c.notNull().defaultTo(false))
+        .execute();
+      // The L3 result of each publish, so verify_build can report the latest one.
+      await db.schema
+        .withSchema('bvl')
+        .createTable('probe_results')
+        .addColumn('publish_id', 'bigint', (c) => c.primaryKey().references('bvl.publish_log.id').onDelete('cascade'))
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('package', 'text', (c) => c.notNull())
+        .addColumn('issues', 'jsonb', (c) => c.notNull())
+        .addColumn('report', 'jsonb', (c) => c.notNull())
+        .addColumn('error_count', 'integer', (c) => c.notNull())
+        .addColumn('probed_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema.withSchema('bvl').createIndex('probe_results_by_package').on('probe_results').columns(['tenant_id', 'package', 'publish_id']).execute();
+      // Build sessions: the repair loop's bounds, enforced here rather than in an agent's prompt.
+      await db.schema
+        .withSchema('bvl')
+        .createTable('build_sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('package', 'text', (c) => c.notNull())
+        .addColumn('goal', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('open', 'stopped')`))
+        .addColumn('stop_reason', 'text')
+        .addColumn('bounds', 'jsonb', (c) => c.notNull())
+        .addColumn('rounds', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens_in', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens_out', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('cost_usd', 'double precision', (c) => c.notNull().defaultTo(0))
+        .addColumn('published_at', 'timestamptz')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addForeignKeyConstraint('build_sessions_package_fk', ['tenant_id', 'package'], 'bvl.packages', ['tenant_id', 'name'], (fk) => fk.onDelete('cascade'))
+        .execute();
+      await db.schema.withSchema('bvl').createIndex('build_sessions_by_package').on('build_sessions').columns(['tenant_id', 'package', 'created_at']).execute();
+      await db.schema
+        .withSchema('bvl')
+        .createTable('build_rounds')
+        .addColumn('session_id', 'text', (c) => c.notNull().references('bvl.build_sessions.id').onDelete('cascade'))
+        .addColumn('round', 'integer', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('verify', 'publish')`))
+        .addColumn('draft_hash', 'text', (c) => c.notNull())
+        .addColumn('fingerprints', 'jsonb', (c) => c.notNull())
+        .addColumn('error_count', 'integer', (c) => c.notNull())
+        .addColumn('warning_count', 'integer', (c) => c.notNull())
+        .addColumn('issues', 'jsonb', (c) => c.notNull())
+        .addColumn('diff', 'jsonb', (c) => c.notNull())
+        .addColumn('fixes', 'jsonb', (c) => c.notNull())
+        .addColumn('stop_reason', 'text')
+        .addColumn('tokens_in', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens_out', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('cost_usd', 'double precision', (c) => c.notNull().defaultTo(0))
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('build_rounds_pk', ['session_id', 'round'])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Brings schema `bvl` to the latest migration; throws (with the failing migration's cause) if one fails. */
 export async function migrateToLatest(db: Kysely<BvlDatabase>): Promise<void> {
-  const migrator = new Migrator({ db, provider, migrationTableSchema: 'bvl' });
+  // Unordered: engineers' branches add migrations in parallel, and a database that ran a later-numbered
+  // one first must still accept an earlier one when the branches meet.
+  const migrator = new Migrator({ db, provider, migrationTableSchema: 'bvl', allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;

@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import { describeDbError } from './describe-db-error.ts';
 import { diffSchema } from './diff-schema.ts';
-import { overlayOf } from './overlay-of.ts';
+import { type OverlayRow, overlayOf } from './overlay-of.ts';
 import { planTables } from './plan-tables.ts';
 import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
 import { readOverlayRows } from './run-drafts.ts';
@@ -21,6 +21,20 @@ export interface PublishOptions {
   readonly env?: string;
   /** Called after each DDL step inside the transaction; tests throw here to prove a crash rolls back. */
   readonly afterDdlStep?: AfterStep;
+  /**
+   * What a tombstone retires besides its metadata. Default false: a retired object keeps its table
+   * and a retired seed keeps its rows. True: a retired object's table is dropped, and a retired
+   * seed's rows (matched by its single-field natural key) are deleted.
+   */
+  readonly dropData?: boolean;
+}
+
+/** An artifact a publish retired (a tombstone), and what happened to its data. */
+export interface RetiredItem {
+  readonly type: string;
+  readonly name: string;
+  /** `dropped` table, `deleted` n seed rows, or `kept` (no dropData, or rows not matchable by key). */
+  readonly data: 'none' | 'kept' | 'dropped' | { readonly deleted: number };
 }
 
 /** How long a publish's DDL waits for a table lock held by a reader before it gives up and rolls back. */
@@ -50,6 +64,10 @@ export type PublishResult =
       readonly seedApplied: SeedApplied;
       readonly issues: BuildIssue[];
       readonly checked: Checked;
+      /** Artifacts retired by tombstones. */
+      readonly retired: RetiredItem[];
+      /** The publish log row (probe results are recorded against it). */
+      readonly publishId: number;
     }
   | { readonly outcome: 'refused'; readonly schema: string; readonly issues: BuildIssue[]; readonly checked: Checked }
   | { readonly outcome: 'nothing_to_publish'; readonly schema: string }
@@ -57,7 +75,16 @@ export type PublishResult =
 
 type Promotion =
   | { kind: 'nothing' }
-  | { kind: 'done'; published: PublishedItem[]; steps: number; graph: Graph; seeds: Set<string>; issues: BuildIssue[]; checked: Checked };
+  | {
+      kind: 'done';
+      published: PublishedItem[];
+      retired: RetiredItem[];
+      steps: number;
+      graph: Graph;
+      seeds: Set<string>;
+      issues: BuildIssue[];
+      checked: Checked;
+    };
 
 class Refusal extends Error {
   constructor(
@@ -93,7 +120,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
             tenant_id: scope.tenant,
             package: scope.package,
             outcome: 'published',
-            published: JSON.stringify(p.published),
+            published: JSON.stringify({ published: p.published, retired: p.retired }),
             published_at: ctx.now().toISOString(),
           })
           .returning('id')
@@ -140,6 +167,8 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
     seedApplied,
     issues: promotion.issues,
     checked: promotion.checked,
+    retired: promotion.retired,
+    publishId: logId!,
   };
 }
 
@@ -181,7 +210,8 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
         ])
         .where('d.tenant_id', '=', scope.tenant)
         .where('d.package', '=', scope.package)
-        .where('d.state', '=', 'draft'),
+        .where('d.state', '=', 'draft')
+        .where('d.tombstone', '=', false),
     )
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'package', 'type', 'name', 'state']).doUpdateSet((eb) => ({
@@ -217,10 +247,64 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
   await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
   const steps = diffSchema(plan.tables, await readExistingSchema(trx, schema));
   await applySchemaSteps(trx, schema, steps, options.afterDdlStep);
+  const retiredItems = await retire(trx, scope, schema, overlay.retired, active, options.dropData === true);
 
   const seeds = new Set([...active, ...drafts].filter((r) => r.package === scope.package && r.type === 'seed').map((r) => r.name));
   const items = promoted
     .map((p) => ({ type: p.type, name: p.name, version: p.version }))
     .sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
-  return { kind: 'done', published: items, steps: steps.length, graph: gate.graph, seeds, issues: gate.issues, checked: gate.checked };
+  return { kind: 'done', published: items, retired: retiredItems, steps: steps.length, graph: gate.graph, seeds, issues: gate.issues, checked: gate.checked };
+}
+
+/**
+ * Retires what the tombstones name: their active metadata rows go; with `dropData`, a retired
+ * object's table is dropped (after the DDL, so nothing re-creates it) and a retired seed's rows are
+ * deleted by its single-field natural key.
+ */
+async function retire(
+  trx: Kysely<BvlDatabase>,
+  scope: PackageScope,
+  schema: string,
+  slots: ReadonlyArray<{ type: string; name: string }>,
+  active: readonly OverlayRow[],
+  dropData: boolean,
+): Promise<RetiredItem[]> {
+  const out: RetiredItem[] = [];
+  for (const s of slots) {
+    await trx
+      .deleteFrom('bvl.metadata_items')
+      .where('tenant_id', '=', scope.tenant)
+      .where('package', '=', scope.package)
+      .where('type', '=', s.type)
+      .where('name', '=', s.name)
+      .where('state', '=', 'active')
+      .execute();
+    if (s.type === 'object') {
+      if (dropData) await sql`drop table if exists ${sql.id(schema, s.name)} cascade`.execute(trx);
+      out.push({ ...s, data: dropData ? 'dropped' : 'kept' });
+    } else if (s.type === 'seed') {
+      out.push({ ...s, data: dropData ? await deleteSeedRows(trx, schema, active, s.name) : 'kept' });
+    } else out.push({ ...s, data: 'none' });
+  }
+  return out;
+}
+
+async function deleteSeedRows(trx: Kysely<BvlDatabase>, schema: string, active: readonly OverlayRow[], name: string): Promise<RetiredItem['data']> {
+  const row = active.find((r) => r.type === 'seed' && r.name === name);
+  const body = row?.body as { object?: unknown; externalId?: unknown; key?: unknown; records?: unknown; data?: unknown; rows?: unknown } | undefined;
+  const key = body?.externalId ?? body?.key ?? 'name';
+  const records = body?.records ?? body?.data ?? body?.rows;
+  if (typeof body?.object !== 'string' || typeof key !== 'string' || !Array.isArray(records)) return 'kept';
+  const values = records.flatMap((r) =>
+    r && typeof r === 'object' && typeof (r as Record<string, unknown>)[key] === 'string' ? [(r as Record<string, string>)[key]] : [],
+  );
+  if (values.length === 0) return { deleted: 0 };
+  const exists = await sql<{
+    n: number;
+  }>`select count(*)::int as n from information_schema.columns where table_schema = ${schema} and table_name = ${body.object} and column_name = ${key}`.execute(
+    trx,
+  );
+  if (exists.rows[0]?.n !== 1) return 'kept';
+  const r = await sql`delete from ${sql.id(schema, body.object)} where ${sql.id(key)}::text = any(${values}::text[])`.execute(trx);
+  return { deleted: Number(r.numAffectedRows ?? 0) };
 }
