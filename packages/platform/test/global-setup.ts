@@ -5,12 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { dumpPglite, openPlatform } from '../src/index.ts';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    pgliteDump: string;
-  }
-}
+import './test-platform.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'bvl-pglite-'));

@@ -6,6 +6,13 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { dropTenant, openPlatform, type Platform } from '../src/index.ts';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The migrated PGlite dump global-setup.ts writes once per run. */
+    pgliteDump: string;
+  }
+}
+
 /** The shared corpora, which sit beside the repository (as in CI's clone). */
 export const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 

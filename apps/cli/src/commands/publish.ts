@@ -1,22 +1,20 @@
-import { type BuildIssue, sortIssues } from '@bvl/build-issue';
+import type { BuildIssue } from '@bvl/build-issue';
 import { mergeOverlay, readSource } from '@bvl/metadata';
 import {
-  createProbeEngine,
   discardDrafts,
   openPlatform,
   type Platform,
   type PublishResult,
   packageProblem,
   platformOptionsFromEnv,
-  publishPackage,
   type SeedApplied,
   stageDrafts,
   tenantProblem,
   tenantSchema,
-  withPackageLock,
 } from '@bvl/platform';
-import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-probes';
+import type { ProbeReport } from '@bvl/runtime-probes';
 import { verify } from '@bvl/verify';
+import { publishBuild } from '@bvl/verify-build';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { PUBLISH_USAGE } from '../usage.ts';
@@ -90,41 +88,40 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
     const scope = { tenant, package: pkg };
     const stage = [...mergeOverlay(published.artifacts, drafts?.artifacts ?? []).merged.values()];
     // The package's drafts become exactly this stack (stale drafts of an earlier run are dropped),
-    // and are published, as one step under the package lock: a concurrent run waits its turn.
-    const result = await withPackageLock(platform, scope, async (pinned) => {
-      await discardDrafts(pinned, scope).catch(() => 0);
-      await stageDrafts(pinned, scope, stage);
-      return publishPackage(pinned, scope);
+    // under the package lock the publish holds: a concurrent run waits its turn.
+    const result = await publishBuild(platform, {
+      ...scope,
+      prepare: async (pinned) => {
+        await discardDrafts(pinned, scope).catch(() => 0);
+        await stageDrafts(pinned, scope, stage);
+      },
     });
+    const checked = { ...(result.checked ?? files.checked) };
     if (result.outcome === 'refused') {
-      print({ ok: false, outcome: 'refused', issues: result.issues, checked: { ...result.checked }, target: located });
+      print({ ok: false, outcome: 'refused', issues: result.issues, checked, target: located });
       return EXIT.errors;
     }
     if (result.outcome === 'failed') {
       io.stderr(`bvl: publish failed: ${result.error}\n`);
-      print({ ok: false, outcome: 'failed', issues: files.issues, checked: { ...files.checked }, target: located, error: result.error });
+      print({ ok: false, outcome: 'failed', issues: files.issues, checked, target: located, ...(result.error ? { error: result.error } : {}) });
       return EXIT.errors;
     }
     if (result.outcome === 'nothing_to_publish') {
-      print({ ok: true, outcome: 'nothing_to_publish', issues: files.issues, checked: { ...files.checked }, target: located });
+      print({ ok: true, outcome: 'nothing_to_publish', issues: files.issues, checked, target: located });
       return EXIT.clean;
     }
-    // The platform's engine is checked against runtime-probes' port here, where both meet.
-    const engine: ProbeEngine = createProbeEngine(platform, { tenant, graph: result.graph });
-    const { issues: probeIssues, ...probes } = await runProbes({ engine, graph: result.graph, seedApplied: result.seedApplied });
-    const issues = sortIssues([...result.issues, ...probeIssues]);
-    const ok = !issues.some((i) => i.severity === 'error');
+    const { rows: _rows, ...probes } = result.probes!;
     print({
-      ok,
+      ok: result.ok,
       outcome: 'published',
-      issues,
-      checked: { ...result.checked },
-      seedApplied: result.seedApplied,
+      issues: result.issues,
+      checked,
+      seedApplied: result.seedApplied!,
       probes,
       target: located,
-      published: result.published.length,
+      published: result.items!.length,
     });
-    return ok ? EXIT.clean : EXIT.errors;
+    return result.ok ? EXIT.clean : EXIT.errors;
   } catch (e) {
     // Issues are values; reaching here means the database went away or a bug: one clear line.
     io.stderr(`bvl: could not publish: ${(e as Error)?.message ?? String(e)}\n`);

@@ -1,0 +1,106 @@
+import { exceededBudget, type SessionBounds, type SessionUsage, type StopReason } from './session-bounds.ts';
+
+/** A verification round (L1+L2 over the drafts) or a publish round (L3 after a publish). */
+export type RoundKind = 'verify' | 'publish';
+
+/** What the decision needs of an earlier round: its kind and its issue fingerprints. */
+export interface PastRound {
+  readonly kind: RoundKind;
+  /** Fingerprints of the round's blocking issues (L1+L2 errors of a verify round, L3 errors of a publish round). */
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/** How this round's issues relate to the previous round of the same kind, by fingerprint. */
+export interface RoundDiff {
+  /** In the previous round, gone now. */
+  readonly fixed: string[];
+  /** In the previous round and now. */
+  readonly persisting: string[];
+  /** Never seen in an earlier round of this kind. */
+  readonly new: string[];
+  /** Seen in an earlier round, absent from the previous one, back now. */
+  readonly reappeared: string[];
+}
+
+/** What the agent should do next. */
+export type NextStep = 'repair' | 'publish' | 'stop';
+
+/** The decision for one round. */
+export interface RoundDecision {
+  readonly diff: RoundDiff;
+  /** Set when the session stops with this round. */
+  readonly stop?: StopReason;
+  /** Why, in words an agent can act on. */
+  readonly why: string;
+  readonly next: NextStep;
+  /** Repair rounds used, this one included. */
+  readonly repairRounds: number;
+}
+
+/** Everything one decision reads; no I/O, no clock. */
+export interface RoundInput {
+  readonly kind: RoundKind;
+  readonly history: readonly PastRound[];
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+  readonly bounds: SessionBounds;
+  readonly usage: SessionUsage;
+  readonly cancelled?: boolean;
+}
+
+const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
+
+/** Fixed / persisting / new / reappeared against the earlier rounds of the same kind (errors and warnings). */
+export function diffRound(history: readonly PastRound[], kind: RoundKind, now: readonly string[]): RoundDiff {
+  const same = history.filter((r) => r.kind === kind);
+  const prev = new Set(same.length ? [...same[same.length - 1]!.errors, ...same[same.length - 1]!.warnings] : []);
+  const earlier = new Set(same.slice(0, -1).flatMap((r) => [...r.errors, ...r.warnings]));
+  const cur = new Set(now);
+  return {
+    fixed: sorted([...prev].filter((f) => !cur.has(f))),
+    persisting: sorted([...cur].filter((f) => prev.has(f))),
+    new: sorted([...cur].filter((f) => !prev.has(f) && !earlier.has(f))),
+    reappeared: sorted([...cur].filter((f) => !prev.has(f) && earlier.has(f))),
+  };
+}
+
+/** Repair rounds: every verify round after the session's first. */
+export function repairRoundsOf(history: readonly PastRound[]): number {
+  return Math.max(0, history.filter((r) => r.kind === 'verify').length - 1);
+}
+
+/**
+ * The build session's state machine: given the rounds so far and this round's blocking issues,
+ * decide whether the session goes on and what the agent does next. In order: a cancelled session
+ * stops; a publish round with no L3 error is `clean`; a spent budget stops; a verify round with no
+ * L1/L2 error goes on to publish; a blocking fingerprint that an earlier round fixed is back
+ * (`oscillation`); the error set has not shrunk for `noProgressRounds` rounds (`no_progress`); the
+ * repair rounds are used up (`max_rounds`); else the agent repairs. Pure and total.
+ */
+export function decideRound(input: RoundInput): RoundDecision {
+  const { kind, history, errors, warnings, bounds, usage } = input;
+  const errorDiff = diffRound(
+    history.map((r) => ({ ...r, warnings: [] })),
+    kind,
+    errors,
+  );
+  const diff = diffRound(history, kind, [...errors, ...warnings]);
+  const repairRounds = repairRoundsOf(history) + (kind === 'verify' && history.some((r) => r.kind === 'verify') ? 1 : 0);
+  const decided = (stop: StopReason | undefined, next: NextStep, why: string): RoundDecision => ({ diff, ...(stop ? { stop } : {}), next, why, repairRounds });
+
+  if (input.cancelled) return decided('cancelled', 'stop', 'the session was cancelled');
+  if (kind === 'publish' && errors.length === 0) return decided('clean', 'stop', 'published, and the runtime probes found no error');
+  const spent = exceededBudget(bounds, usage);
+  if (spent) return decided('budget', 'stop', `the session's budget is spent (${spent})`);
+  if (kind === 'verify' && errors.length === 0) return decided(undefined, 'publish', 'no L1/L2 error: publish the build');
+  if (errorDiff.reappeared.length > 0)
+    return decided('oscillation', 'stop', `${errorDiff.reappeared.length} issue(s) an earlier round fixed are back: the repairs undo each other`);
+  if (repairRounds >= bounds.maxRounds)
+    return decided('max_rounds', 'stop', `all ${bounds.maxRounds} repair round(s) are used and ${errors.length} error(s) remain`);
+  const same = [...history.filter((r) => r.kind === kind).map((r) => r.errors.length), errors.length];
+  const k = bounds.noProgressRounds;
+  if (same.length > k && same.slice(-k - 1).every((n, i, xs) => i === 0 || n >= xs[i - 1]!))
+    return decided('no_progress', 'stop', `the error count has not gone down for ${k} round(s) (${same.slice(-k - 1).join(' → ')})`);
+  return decided(undefined, 'repair', `${errors.length} error(s) to repair; ${bounds.maxRounds - repairRounds} repair round(s) left`);
+}

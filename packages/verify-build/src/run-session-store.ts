@@ -1,0 +1,332 @@
+import { randomUUID } from 'node:crypto';
+import type { BuildIssue } from '@bvl/build-issue';
+import { checkScope, ensureTenant, type PackageScope, type PlatformContext } from '@bvl/platform';
+import type { NextStep, PastRound, RoundDecision, RoundDiff, RoundKind } from './decide-round.ts';
+import { type SessionBounds, SessionBoundsSchema, type StopReason } from './session-bounds.ts';
+import { MAX_GOAL_LENGTH, SessionError } from './session-error.ts';
+
+/** A build session as every surface shows it. */
+export interface SessionView {
+  readonly id: string;
+  readonly tenant: string;
+  readonly package: string;
+  readonly goal: string;
+  readonly status: 'open' | 'stopped';
+  readonly stopReason: StopReason | null;
+  readonly bounds: SessionBounds;
+  /** Rounds recorded (verify and publish). */
+  readonly rounds: number;
+  readonly repairRounds: number;
+  readonly next: NextStep;
+  readonly usage: { readonly tokensIn: number; readonly tokensOut: number; readonly costUsd: number; readonly elapsedMs: number };
+  readonly createdAt: string;
+  readonly publishedAt: string | null;
+}
+
+/** A change the fixer made, as reported to the agent. */
+export interface FixChange {
+  readonly artifact: { readonly type: string; readonly name: string };
+  readonly path: string;
+  readonly old?: unknown;
+  readonly new?: unknown;
+  readonly code: string;
+}
+
+/** One recorded round. */
+export interface RoundView {
+  readonly round: number;
+  readonly kind: RoundKind;
+  readonly draftHash: string;
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+  readonly diff: RoundDiff;
+  readonly issues: readonly BuildIssue[];
+  readonly fixes: readonly FixChange[];
+  readonly stopReason: StopReason | null;
+  readonly next: NextStep;
+  readonly why: string;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly costUsd: number;
+  readonly durationMs: number;
+  readonly createdAt: string;
+}
+
+/** Usage an agent reports with a verify call (since its previous call). */
+export interface ReportedUsage {
+  readonly tokensIn?: number;
+  readonly tokensOut?: number;
+  readonly costUsd?: number;
+}
+
+type SessionRow = {
+  id: string;
+  tenant_id: string;
+  package: string;
+  goal: string;
+  status: 'open' | 'stopped';
+  stop_reason: string | null;
+  bounds: unknown;
+  rounds: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+  published_at: Date | null;
+  created_at: Date;
+};
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+function toView(row: SessionRow, rounds: readonly { kind: RoundKind; error_count: number; stop_reason: string | null }[], now: Date): SessionView {
+  const last = rounds[rounds.length - 1];
+  const next: NextStep = row.status === 'stopped' ? 'stop' : last && last.kind === 'verify' && last.error_count === 0 ? 'publish' : 'repair';
+  return {
+    id: row.id,
+    tenant: row.tenant_id,
+    package: row.package,
+    goal: row.goal,
+    status: row.status,
+    stopReason: (row.stop_reason as StopReason | null) ?? null,
+    bounds: SessionBoundsSchema.parse(row.bounds),
+    rounds: Number(row.rounds),
+    repairRounds: Math.max(0, rounds.filter((r) => r.kind === 'verify').length - 1),
+    next,
+    usage: {
+      tokensIn: Number(row.tokens_in),
+      tokensOut: Number(row.tokens_out),
+      costUsd: Number(row.cost_usd),
+      elapsedMs: Math.max(0, now.getTime() - new Date(row.created_at).getTime()),
+    },
+    createdAt: iso(row.created_at),
+    publishedAt: row.published_at ? iso(row.published_at) : null,
+  };
+}
+
+/** Creates a build session for a package towards a goal, with bounds (defaults: 2 repair rounds). */
+export async function createSession(
+  ctx: PlatformContext,
+  input: { readonly tenant: string; readonly package: string; readonly goal: string; readonly bounds?: Partial<SessionBounds> | undefined },
+): Promise<SessionView> {
+  const scope = { tenant: input.tenant, package: input.package };
+  checkScope(scope);
+  if (typeof input.goal !== 'string' || input.goal.trim() === '') throw new SessionError('a session needs a goal: what the app is for, in a sentence or more');
+  if (input.goal.length > MAX_GOAL_LENGTH) throw new SessionError(`the goal is ${input.goal.length} characters, over the ${MAX_GOAL_LENGTH}-character limit`);
+  const parsed = SessionBoundsSchema.safeParse(input.bounds ?? {});
+  if (!parsed.success)
+    throw new SessionError(`invalid session bounds: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(bounds)'}: ${i.message}`).join('; ')}`);
+  await ensureTenant(ctx, scope);
+  const at = ctx.now().toISOString();
+  const row = {
+    id: randomUUID(),
+    tenant_id: scope.tenant,
+    package: scope.package,
+    goal: input.goal,
+    status: 'open' as const,
+    stop_reason: null,
+    bounds: JSON.stringify(parsed.data),
+    created_at: at,
+    updated_at: at,
+  };
+  await ctx.db.insertInto('bvl.build_sessions').values(row).execute();
+  return getSession(ctx, { tenant: scope.tenant, id: row.id });
+}
+
+async function sessionRow(ctx: PlatformContext, tenant: string, id: string): Promise<SessionRow> {
+  checkScope({ tenant });
+  // An id that is not a UUID cannot name a session; say so instead of asking the database.
+  if (typeof id !== 'string' || !/^[0-9a-f-]{36}$/i.test(id)) throw new SessionError(`unknown session ${JSON.stringify(String(id).slice(0, 80))}`, 'not_found');
+  const row = await ctx.db
+    .selectFrom('bvl.build_sessions')
+    .select([
+      'id',
+      'tenant_id',
+      'package',
+      'goal',
+      'status',
+      'stop_reason',
+      'bounds',
+      'rounds',
+      'tokens_in',
+      'tokens_out',
+      'cost_usd',
+      'published_at',
+      'created_at',
+    ])
+    .where('tenant_id', '=', tenant)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  // Another tenant's session is "unknown" too: its existence does not leak.
+  if (!row) throw new SessionError(`unknown session ${JSON.stringify(id)} in tenant ${JSON.stringify(tenant)}`, 'not_found');
+  return row as SessionRow;
+}
+
+async function roundRows(ctx: PlatformContext, id: string) {
+  return ctx.db.selectFrom('bvl.build_rounds').selectAll().where('session_id', '=', id).orderBy('round').execute();
+}
+
+/** A session of the tenant; {@link SessionError} `not_found` for an unknown id (or another tenant's). */
+export async function getSession(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<SessionView> {
+  const row = await sessionRow(ctx, input.tenant, input.id);
+  return toView(row, await roundRows(ctx, row.id), ctx.now());
+}
+
+/** The session, checked to belong to the package a call is about. */
+export async function sessionOf(ctx: PlatformContext, scope: PackageScope, id: string): Promise<SessionView> {
+  const s = await getSession(ctx, { tenant: scope.tenant, id });
+  if (s.package !== scope.package)
+    throw new SessionError(`session ${JSON.stringify(id)} builds package ${JSON.stringify(s.package)}, not ${JSON.stringify(scope.package)}`);
+  return s;
+}
+
+/** The package's sessions, newest first (at most `limit`, default 50). */
+export async function listSessions(ctx: PlatformContext, scope: PackageScope, limit = 50): Promise<SessionView[]> {
+  checkScope(scope);
+  const rows = await ctx.db
+    .selectFrom('bvl.build_sessions')
+    .select([
+      'id',
+      'tenant_id',
+      'package',
+      'goal',
+      'status',
+      'stop_reason',
+      'bounds',
+      'rounds',
+      'tokens_in',
+      'tokens_out',
+      'cost_usd',
+      'published_at',
+      'created_at',
+    ])
+    .where('tenant_id', '=', scope.tenant)
+    .where('package', '=', scope.package)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(Math.max(1, Math.min(limit, 500)))
+    .execute();
+  const now = ctx.now();
+  return Promise.all(rows.map(async (r) => toView(r as SessionRow, await roundRows(ctx, r.id), now)));
+}
+
+/** A session's rounds, in order. */
+export async function listRounds(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<RoundView[]> {
+  const row = await sessionRow(ctx, input.tenant, input.id);
+  return (await roundRows(ctx, row.id)).map((r) => {
+    const fp = r.fingerprints as { errors: string[]; warnings: string[] };
+    const diff = r.diff as RoundDiff & { next: NextStep; why: string };
+    return {
+      round: r.round,
+      kind: r.kind,
+      draftHash: r.draft_hash,
+      errors: fp.errors,
+      warnings: fp.warnings,
+      diff: { fixed: diff.fixed, persisting: diff.persisting, new: diff.new, reappeared: diff.reappeared },
+      issues: r.issues as BuildIssue[],
+      fixes: r.fixes as FixChange[],
+      stopReason: (r.stop_reason as StopReason | null) ?? null,
+      next: diff.next,
+      why: diff.why,
+      tokensIn: Number(r.tokens_in),
+      tokensOut: Number(r.tokens_out),
+      costUsd: Number(r.cost_usd),
+      durationMs: r.duration_ms,
+      createdAt: iso(r.created_at),
+    };
+  });
+}
+
+/** What the decision reads of the recorded rounds. */
+export async function pastRounds(ctx: PlatformContext, id: string): Promise<Array<PastRound & { draftHash: string }>> {
+  return (await roundRows(ctx, id)).map((r) => {
+    const fp = r.fingerprints as { errors: string[]; warnings: string[] };
+    return { kind: r.kind, errors: fp.errors, warnings: fp.warnings, draftHash: r.draft_hash };
+  });
+}
+
+/** Adds reported usage to the session's totals (every verify call reports, a new round or not). */
+export async function addUsage(ctx: PlatformContext, id: string, usage: ReportedUsage | undefined): Promise<void> {
+  const tin = clampUsage(usage?.tokensIn);
+  const tout = clampUsage(usage?.tokensOut);
+  const usd = usage?.costUsd !== undefined && Number.isFinite(usage.costUsd) && usage.costUsd > 0 ? usage.costUsd : 0;
+  if (tin === 0 && tout === 0 && usd === 0) return;
+  await ctx.db
+    .updateTable('bvl.build_sessions')
+    .set((eb) => ({
+      tokens_in: eb('tokens_in', '+', tin),
+      tokens_out: eb('tokens_out', '+', tout),
+      cost_usd: eb('cost_usd', '+', usd),
+      updated_at: ctx.now().toISOString(),
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+const clampUsage = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), 1_000_000_000) : 0);
+
+/** Records a round and moves the session to what the decision says (stopped with its reason, or open). */
+export async function recordRound(
+  ctx: PlatformContext,
+  session: SessionView,
+  round: {
+    readonly kind: RoundKind;
+    readonly draftHash: string;
+    readonly errors: readonly string[];
+    readonly warnings: readonly string[];
+    readonly issues: readonly BuildIssue[];
+    readonly fixes: readonly FixChange[];
+    readonly decision: RoundDecision;
+    readonly usage?: ReportedUsage | undefined;
+    readonly durationMs: number;
+    readonly published?: boolean;
+  },
+): Promise<void> {
+  const at = ctx.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const locked = await trx.selectFrom('bvl.build_sessions').select(['rounds']).where('id', '=', session.id).forUpdate().executeTakeFirstOrThrow();
+    await trx
+      .insertInto('bvl.build_rounds')
+      .values({
+        session_id: session.id,
+        round: Number(locked.rounds),
+        kind: round.kind,
+        draft_hash: round.draftHash,
+        fingerprints: JSON.stringify({ errors: round.errors, warnings: round.warnings }),
+        error_count: round.errors.length,
+        warning_count: round.warnings.length,
+        issues: JSON.stringify(round.issues),
+        diff: JSON.stringify({ ...round.decision.diff, next: round.decision.next, why: round.decision.why }),
+        fixes: JSON.stringify(round.fixes),
+        stop_reason: round.decision.stop ?? null,
+        tokens_in: clampUsage(round.usage?.tokensIn),
+        tokens_out: clampUsage(round.usage?.tokensOut),
+        cost_usd: round.usage?.costUsd && round.usage.costUsd > 0 ? round.usage.costUsd : 0,
+        duration_ms: Math.max(0, Math.round(round.durationMs)),
+        created_at: at,
+      })
+      .execute();
+    await trx
+      .updateTable('bvl.build_sessions')
+      .set({
+        rounds: Number(locked.rounds) + 1,
+        status: round.decision.stop ? 'stopped' : 'open',
+        stop_reason: round.decision.stop ?? null,
+        updated_at: at,
+        ...(round.published ? { published_at: at } : {}),
+      })
+      .where('id', '=', session.id)
+      .execute();
+  });
+}
+
+/** Cancels a session (Ctrl-C, an abort): it stops as `cancelled`, the build stays as it is. */
+export async function cancelSession(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<SessionView> {
+  const row = await sessionRow(ctx, input.tenant, input.id);
+  if (row.status === 'open')
+    await ctx.db
+      .updateTable('bvl.build_sessions')
+      .set({ status: 'stopped', stop_reason: 'cancelled', updated_at: ctx.now().toISOString() })
+      .where('id', '=', row.id)
+      .where('status', '=', 'open')
+      .execute();
+  return getSession(ctx, input);
+}

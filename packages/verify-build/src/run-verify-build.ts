@@ -1,0 +1,141 @@
+import { type BuildIssue, fingerprint, sortIssues } from '@bvl/build-issue';
+import { latestProbeResult, overlayOf, type PackageScope, type PlatformContext, readOverlayRows, type StoredProbeResult } from '@bvl/platform';
+import { type Checked, verify } from '@bvl/verify';
+import { type BuildCard, buildCard, type CardProbes, type CardRound } from './build-card.ts';
+import { decideRound } from './decide-round.ts';
+import { draftHash } from './draft-hash.ts';
+import { type FixReport, fixDrafts } from './run-fix-drafts.ts';
+import {
+  addUsage,
+  type FixChange,
+  getSession,
+  listRounds,
+  pastRounds,
+  type ReportedUsage,
+  recordRound,
+  type SessionView,
+  sessionOf,
+} from './run-session-store.ts';
+
+/** What verify_build is asked. */
+export interface VerifyBuildInput extends PackageScope {
+  /** A build session to record the round in (its bounds decide whether the loop goes on). */
+  readonly session?: string | undefined;
+  /** Tokens and cost the agent spent since its previous call (counted against the session's budget). */
+  readonly usage?: ReportedUsage | undefined;
+  /** Apply safe patches as drafts before verifying (default: true in a session, false without one). */
+  readonly fix?: boolean | undefined;
+}
+
+/** What verify_build answers: every surface (CLI, HTTP, MCP, the agent) returns this shape. */
+export interface VerifyBuildResult {
+  /** No error in any layer (L1, L2, and the latest L3 of the published package). */
+  readonly ok: boolean;
+  /** No L1/L2 error: the gate would let a publish through. */
+  readonly publishable: boolean;
+  readonly issues: BuildIssue[];
+  readonly checked: Checked;
+  readonly card: BuildCard;
+  /** The session after this call, or null without one. */
+  readonly session: SessionView | null;
+  /** What the deterministic fixer changed before verifying (empty when it did not run). */
+  readonly fixes: FixChange[];
+  /** The draft set had not changed since the session's last round: no round was spent. */
+  readonly unchanged: boolean;
+}
+
+/** The stored L3 result as the card reads it. */
+export function cardProbes(result: StoredProbeResult | undefined): CardProbes | undefined {
+  if (!result) return undefined;
+  const r = result.report as { rows?: number; checked?: { widgets?: number }; total?: { widgets?: number } };
+  return { issues: result.issues, rows: r.rows ?? 0, widgets: { checked: r.checked?.widgets ?? 0, total: r.total?.widgets ?? 0 } };
+}
+
+/** The session's rounds as the card shows them. */
+export async function cardSession(ctx: PlatformContext, session: SessionView): Promise<NonNullable<BuildCard['session']>> {
+  const rounds = await listRounds(ctx, { tenant: session.tenant, id: session.id });
+  return {
+    id: session.id,
+    goal: session.goal,
+    status: session.status,
+    stopReason: session.stopReason ?? undefined,
+    rounds: rounds.map(
+      (r): CardRound => ({
+        round: r.round,
+        kind: r.kind,
+        errors: r.errors.length,
+        warnings: r.warnings.length,
+        fixed: r.diff.fixed.length,
+        new: r.diff.new.length,
+        reappeared: r.diff.reappeared.length,
+        autoFixed: r.fixes.length,
+        stopReason: r.stopReason ?? undefined,
+      }),
+    ),
+  };
+}
+
+/**
+ * verify_build: L1 + L2 over the store's overlay (published ⊕ the package's drafts) through
+ * `verify` — the function `bvl verify` and the publish gate run — plus the latest L3 result of the
+ * published package. In a session: the deterministic fixer runs first (safe patches only, reported
+ * in `fixes`), a changed draft set records a round and the session's bounds decide whether the
+ * loop goes on (`session.next`, `session.stopReason`); an unchanged draft set spends no round; a
+ * stopped session records nothing more.
+ */
+export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput): Promise<VerifyBuildResult> {
+  const started = Date.now();
+  const scope = { tenant: input.tenant, package: input.package };
+  let session = input.session !== undefined ? await sessionOf(ctx, scope, input.session) : null;
+  if (session) await addUsage(ctx, session.id, input.usage);
+  let fixReport: FixReport | undefined;
+  if ((input.fix ?? session !== null) && session?.status !== 'stopped') fixReport = await fixDrafts(ctx, scope);
+
+  const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
+  const overlay = overlayOf(rows, scope.package);
+  const verification = verify(overlay.published, overlay.drafts);
+  const probes = await latestProbeResult(ctx, scope);
+  const issues = sortIssues([...verification.issues, ...(probes?.issues ?? [])]);
+  let unchanged = false;
+
+  if (session) {
+    const past = await pastRounds(ctx, session.id);
+    const hash = draftHash(rows, scope.package);
+    const last = past[past.length - 1];
+    unchanged = last !== undefined && last.draftHash === hash && (fixReport?.changes.length ?? 0) === 0;
+    if (session.status === 'open' && !unchanged) {
+      const blocking = verification.issues.filter((i) => i.severity === 'error').map(fingerprint);
+      const warnings = verification.issues.filter((i) => i.severity === 'warning').map(fingerprint);
+      session = await getSession(ctx, { tenant: scope.tenant, id: session.id });
+      const decision = decideRound({ kind: 'verify', history: past, errors: blocking, warnings, bounds: session.bounds, usage: session.usage });
+      await recordRound(ctx, session, {
+        kind: 'verify',
+        draftHash: hash,
+        errors: blocking,
+        warnings,
+        issues: verification.issues,
+        fixes: fixReport?.changes ?? [],
+        decision,
+        usage: input.usage,
+        durationMs: Date.now() - started,
+      });
+    }
+    session = await getSession(ctx, { tenant: scope.tenant, id: session.id });
+  }
+  const card = buildCard({
+    issues: verification.issues,
+    checked: verification.checked,
+    probes: cardProbes(probes),
+    session: session ? await cardSession(ctx, session) : undefined,
+  });
+  return {
+    ok: !issues.some((i) => i.severity === 'error'),
+    publishable: verification.publishable,
+    issues,
+    checked: verification.checked,
+    card,
+    session,
+    fixes: fixReport?.changes ?? [],
+    unchanged,
+  };
+}
