@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { buildGraph, readSource } from '@bvl/metadata';
+import { buildGraph, collectStack, readSource } from '@bvl/metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPORA_DIR, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { BODY_CACHE } from './body-cache.ts';
 import type { Platform } from './open-platform.ts';
 import { discardDrafts, listDrafts, readOverlay, stageDrafts } from './run-drafts.ts';
 import { ScopeError } from './scope.ts';
@@ -67,6 +68,21 @@ describe('draft store', () => {
     await stageDrafts(platform, { tenant, package: 'two' }, [{ ...a, name: 'b', body: { name: 'b' } }]);
     expect((await readOverlay(platform, { tenant, package: 'one' })).drafts.artifacts.map((x) => x.name)).toEqual(['a']);
     expect((await readOverlay(platform, { tenant })).drafts.artifacts.map((x) => x.name)).toEqual(['a', 'b']);
+  });
+
+  it('reads each body once per process: a repeated read is served by content hash, a changed body is read anew', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    const v1 = { objects: [{ name: 'note', label: 'One', fields: { title: { type: 'text' } } }] };
+    await stageDrafts(platform, scope, collectStack(v1, { draft: true }));
+    const first = await readOverlay(platform, scope);
+    expect(BODY_CACHE.of(scope.tenant).size).toBe(1);
+    const again = await readOverlay(platform, scope);
+    expect(again.drafts.artifacts[0]!.body).toEqual(first.drafts.artifacts[0]!.body);
+    await stageDrafts(platform, scope, collectStack({ objects: [{ ...v1.objects[0], label: 'Two' }] }, { draft: true }));
+    expect((await readOverlay(platform, scope)).drafts.artifacts[0]!.body).toMatchObject({ label: 'Two' });
+    // A cache emptied by another call while reading still yields every body.
+    BODY_CACHE.of(scope.tenant).clear();
+    expect((await readOverlay(platform, scope)).drafts.artifacts[0]!.body).toMatchObject({ label: 'Two' });
   });
 
   it('refuses a hostile tenant or package id before any SQL', async () => {

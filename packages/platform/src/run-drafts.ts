@@ -1,5 +1,6 @@
 import type { ArtifactSet, RawArtifact } from '@bvl/metadata';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { BODY_CACHE } from './body-cache.ts';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import { showName } from './identifier.ts';
 import { type Overlay, type OverlayRow, overlayOf } from './overlay-of.ts';
@@ -154,11 +155,46 @@ export async function discardDrafts(ctx: PlatformContext, scope: PackageScope, o
   return Number(result.numDeletedRows);
 }
 
-/** The rows an overlay is built from: the tenant's active items and the drafts of `pkg` (all packages' when undefined). */
+/**
+ * The rows an overlay is built from: the tenant's active items and the drafts of `pkg` (all
+ * packages' when undefined). Bodies this process already holds (by content hash) are not sent
+ * again: the query returns them only for hashes it does not know, so a repeated verify reads
+ * little more than names and hashes.
+ */
 export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, pkg: string | undefined): Promise<OverlayRow[]> {
-  let q = db.selectFrom('bvl.metadata_items').select(['type', 'name', 'body', 'source', 'state', 'package', 'tombstone']).where('tenant_id', '=', tenant);
+  const cached = BODY_CACHE.of(tenant);
+  const known = [...cached.keys()];
+  let q = db
+    .selectFrom('bvl.metadata_items')
+    .select(['type', 'name', 'source', 'state', 'package', 'tombstone', 'content_hash'])
+    .select(sql<unknown>`case when content_hash = any(${known}::text[]) then null else body end`.as('body'))
+    .where('tenant_id', '=', tenant);
   if (pkg !== undefined) q = q.where((eb) => eb.or([eb('state', '=', 'active'), eb('package', '=', pkg)]));
-  return q.orderBy('type').orderBy('name').orderBy('package').execute();
+  const rows = await q.orderBy('type').orderBy('name').orderBy('package').execute();
+  const out = rows.map((r) => ({
+    type: r.type,
+    name: r.name,
+    package: r.package,
+    state: r.state,
+    tombstone: r.tombstone,
+    source: r.source,
+    hash: r.content_hash,
+    body: r.body !== null ? r.body : cached.get(r.content_hash),
+  }));
+  for (const r of out) if (r.body !== undefined) BODY_CACHE.put(cached, r.hash, r.body);
+  // A body evicted while the query ran (another call filled the cache): read it again, by hash.
+  const lost = [...new Set(out.filter((r) => r.body === undefined).map((r) => r.hash))];
+  if (lost.length > 0) {
+    const found = await db
+      .selectFrom('bvl.metadata_items')
+      .select(['content_hash', 'body'])
+      .where('tenant_id', '=', tenant)
+      .where('content_hash', 'in', lost)
+      .execute();
+    const byHash = new Map(found.map((f) => [f.content_hash, f.body]));
+    for (const r of out) if (r.body === undefined) r.body = byHash.get(r.hash);
+  }
+  return out.map(({ hash: _hash, ...r }) => r);
 }
 
 /**

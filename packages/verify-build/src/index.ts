@@ -22,8 +22,10 @@ export {
   getSession,
   listRounds,
   listSessions,
+  loadSession,
   type ReportedUsage,
   type RoundView,
+  type SessionState,
   type SessionView,
   sessionOf,
 } from './run-session-store.ts';

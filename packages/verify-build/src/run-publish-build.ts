@@ -15,8 +15,8 @@ import type { Checked } from '@bvl/verify';
 import { type BuildCard, buildCard } from './build-card.ts';
 import { decideRound } from './decide-round.ts';
 import { draftHash } from './draft-hash.ts';
-import { addUsage, getSession, pastRounds, type ReportedUsage, recordRound, type SessionView, sessionOf } from './run-session-store.ts';
-import { cardSession } from './run-verify-build.ts';
+import { addUsage, loadSession, type ReportedUsage, recordRound, type SessionView } from './run-session-store.ts';
+import { cardSession, pastOf, withUsage } from './run-verify-build.ts';
 
 /** What a gated publish is asked. */
 export interface PublishBuildInput extends PackageScope {
@@ -67,8 +67,8 @@ const rowsOf = (s: SeedApplied): number => s.inserted + s.updated + s.skipped;
 export async function publishBuild(ctx: PlatformContext, input: PublishBuildInput): Promise<PublishBuildResult> {
   const started = Date.now();
   const scope = { tenant: input.tenant, package: input.package };
-  let session = input.session !== undefined ? await sessionOf(ctx, scope, input.session) : null;
-  if (session) await addUsage(ctx, session.id, input.usage);
+  let state = input.session !== undefined ? await loadSession(ctx, scope, input.session) : null;
+  if (state) await addUsage(ctx, state.view.id, input.usage);
   const options = { ...(input.dropData ? { dropData: true } : {}), ...(input.env ? { env: input.env } : {}) };
   const result = await withPackageLock(ctx, scope, async (pinned) => {
     await input.prepare?.(pinned);
@@ -84,7 +84,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
       ...(result.outcome === 'refused' ? { checked: result.checked, card: buildCard({ issues, checked: result.checked }) } : {}),
       ...(result.outcome === 'failed' ? { error: result.error } : {}),
       schema: result.schema,
-      session,
+      session: state?.view ?? null,
     };
   }
   // The platform's engine is checked against runtime-probes' port here, where both meet.
@@ -99,13 +99,18 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
   await recordProbeResult(ctx, scope, result.publishId, { issues: probeIssues, report: probes });
   const issues = sortIssues([...result.issues, ...probeIssues]);
 
-  if (session && session.status === 'open') {
+  if (state && state.view.status === 'open') {
     const errors = probeIssues.filter((i) => i.severity === 'error').map(fingerprint);
     const warnings = probeIssues.filter((i) => i.severity === 'warning').map(fingerprint);
-    const past = await pastRounds(ctx, session.id);
-    session = await getSession(ctx, { tenant: scope.tenant, id: session.id });
-    const decision = decideRound({ kind: 'publish', history: past, errors, warnings, bounds: session.bounds, usage: session.usage });
-    await recordRound(ctx, session, {
+    const decision = decideRound({
+      kind: 'publish',
+      history: pastOf(state.rounds),
+      errors,
+      warnings,
+      bounds: state.view.bounds,
+      usage: withUsage(state.view, input.usage),
+    });
+    await recordRound(ctx, state.view, {
       kind: 'publish',
       draftHash: draftHash([], scope.package),
       errors,
@@ -118,12 +123,12 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
       published: true,
     });
   }
-  if (session) session = await getSession(ctx, { tenant: scope.tenant, id: session.id });
+  if (state) state = await loadSession(ctx, scope, state.view.id);
   const card = buildCard({
     issues: result.issues,
     checked: result.checked,
     probes: { issues: probeIssues, rows: probes.rows, widgets: { checked: report.checked.widgets, total: report.total.widgets } },
-    session: session ? await cardSession(ctx, session) : undefined,
+    session: state ? cardSession(state) : undefined,
   });
   return {
     outcome: 'published',
@@ -137,6 +142,6 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     probes,
     schema: result.schema,
     card,
-    session,
+    session: state?.view ?? null,
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BuildIssue } from '@bvl/build-issue';
 import { checkScope, ensureTenant, type PackageScope, type PlatformContext } from '@bvl/platform';
-import type { NextStep, PastRound, RoundDecision, RoundDiff, RoundKind } from './decide-round.ts';
+import type { NextStep, RoundDecision, RoundDiff, RoundKind } from './decide-round.ts';
 import { type SessionBounds, SessionBoundsSchema, type StopReason } from './session-bounds.ts';
 import { MAX_GOAL_LENGTH, SessionError } from './session-error.ts';
 
@@ -77,9 +77,9 @@ type SessionRow = {
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
-function toView(row: SessionRow, rounds: readonly { kind: RoundKind; error_count: number; stop_reason: string | null }[], now: Date): SessionView {
+function toView(row: SessionRow, rounds: readonly RoundView[], now: Date): SessionView {
   const last = rounds[rounds.length - 1];
-  const next: NextStep = row.status === 'stopped' ? 'stop' : last && last.kind === 'verify' && last.error_count === 0 ? 'publish' : 'repair';
+  const next: NextStep = row.status === 'stopped' ? 'stop' : last && last.kind === 'verify' && last.errors.length === 0 ? 'publish' : 'repair';
   return {
     id: row.id,
     tenant: row.tenant_id,
@@ -160,22 +160,81 @@ async function sessionRow(ctx: PlatformContext, tenant: string, id: string): Pro
   return row as SessionRow;
 }
 
+/** The round columns every view needs; `issues` (the big one) only when asked. */
+const ROUND_COLUMNS = [
+  'round',
+  'kind',
+  'draft_hash',
+  'fingerprints',
+  'error_count',
+  'warning_count',
+  'diff',
+  'fixes',
+  'stop_reason',
+  'tokens_in',
+  'tokens_out',
+  'cost_usd',
+  'duration_ms',
+  'created_at',
+] as const;
+
 async function roundRows(ctx: PlatformContext, id: string) {
-  return ctx.db.selectFrom('bvl.build_rounds').selectAll().where('session_id', '=', id).orderBy('round').execute();
+  return ctx.db.selectFrom('bvl.build_rounds').select(ROUND_COLUMNS).where('session_id', '=', id).orderBy('round').execute();
+}
+
+type RoundRow = Awaited<ReturnType<typeof roundRows>>[number];
+
+function toRound(r: RoundRow, issues: readonly BuildIssue[]): RoundView {
+  const fp = r.fingerprints as { errors: string[]; warnings: string[] };
+  const diff = r.diff as RoundDiff & { next: NextStep; why: string };
+  return {
+    round: r.round,
+    kind: r.kind,
+    draftHash: r.draft_hash,
+    errors: fp.errors,
+    warnings: fp.warnings,
+    diff: { fixed: diff.fixed, persisting: diff.persisting, new: diff.new, reappeared: diff.reappeared },
+    issues,
+    fixes: r.fixes as FixChange[],
+    stopReason: (r.stop_reason as StopReason | null) ?? null,
+    next: diff.next,
+    why: diff.why,
+    tokensIn: Number(r.tokens_in),
+    tokensOut: Number(r.tokens_out),
+    costUsd: Number(r.cost_usd),
+    durationMs: r.duration_ms,
+    createdAt: iso(r.created_at),
+  };
+}
+
+/** A session and its rounds (without their issue lists), read in two queries. */
+export interface SessionState {
+  readonly view: SessionView;
+  readonly rounds: readonly RoundView[];
+}
+
+/** Loads a session of the package with its rounds; the one read verify and publish rounds start from. */
+export async function loadSession(ctx: PlatformContext, scope: PackageScope, id: string): Promise<SessionState> {
+  const row = await sessionRow(ctx, scope.tenant, id);
+  if (row.package !== scope.package)
+    throw new SessionError(`session ${JSON.stringify(id)} builds package ${JSON.stringify(row.package)}, not ${JSON.stringify(scope.package)}`);
+  const rounds = (await roundRows(ctx, row.id)).map((r) => toRound(r, []));
+  return { view: toView(row, rounds, ctx.now()), rounds };
 }
 
 /** A session of the tenant; {@link SessionError} `not_found` for an unknown id (or another tenant's). */
 export async function getSession(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<SessionView> {
   const row = await sessionRow(ctx, input.tenant, input.id);
-  return toView(row, await roundRows(ctx, row.id), ctx.now());
+  return toView(
+    row,
+    (await roundRows(ctx, row.id)).map((r) => toRound(r, [])),
+    ctx.now(),
+  );
 }
 
 /** The session, checked to belong to the package a call is about. */
 export async function sessionOf(ctx: PlatformContext, scope: PackageScope, id: string): Promise<SessionView> {
-  const s = await getSession(ctx, { tenant: scope.tenant, id });
-  if (s.package !== scope.package)
-    throw new SessionError(`session ${JSON.stringify(id)} builds package ${JSON.stringify(s.package)}, not ${JSON.stringify(scope.package)}`);
-  return s;
+  return (await loadSession(ctx, scope, id)).view;
 }
 
 /** The package's sessions, newest first (at most `limit`, default 50). */
@@ -205,42 +264,27 @@ export async function listSessions(ctx: PlatformContext, scope: PackageScope, li
     .limit(Math.max(1, Math.min(limit, 500)))
     .execute();
   const now = ctx.now();
-  return Promise.all(rows.map(async (r) => toView(r as SessionRow, await roundRows(ctx, r.id), now)));
+  return Promise.all(
+    rows.map(async (r) =>
+      toView(
+        r as SessionRow,
+        (await roundRows(ctx, r.id)).map((x) => toRound(x, [])),
+        now,
+      ),
+    ),
+  );
 }
 
-/** A session's rounds, in order. */
+/** A session's rounds, in order, each with the issues it found. */
 export async function listRounds(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<RoundView[]> {
   const row = await sessionRow(ctx, input.tenant, input.id);
-  return (await roundRows(ctx, row.id)).map((r) => {
-    const fp = r.fingerprints as { errors: string[]; warnings: string[] };
-    const diff = r.diff as RoundDiff & { next: NextStep; why: string };
-    return {
-      round: r.round,
-      kind: r.kind,
-      draftHash: r.draft_hash,
-      errors: fp.errors,
-      warnings: fp.warnings,
-      diff: { fixed: diff.fixed, persisting: diff.persisting, new: diff.new, reappeared: diff.reappeared },
-      issues: r.issues as BuildIssue[],
-      fixes: r.fixes as FixChange[],
-      stopReason: (r.stop_reason as StopReason | null) ?? null,
-      next: diff.next,
-      why: diff.why,
-      tokensIn: Number(r.tokens_in),
-      tokensOut: Number(r.tokens_out),
-      costUsd: Number(r.cost_usd),
-      durationMs: r.duration_ms,
-      createdAt: iso(r.created_at),
-    };
-  });
-}
-
-/** What the decision reads of the recorded rounds. */
-export async function pastRounds(ctx: PlatformContext, id: string): Promise<Array<PastRound & { draftHash: string }>> {
-  return (await roundRows(ctx, id)).map((r) => {
-    const fp = r.fingerprints as { errors: string[]; warnings: string[] };
-    return { kind: r.kind, errors: fp.errors, warnings: fp.warnings, draftHash: r.draft_hash };
-  });
+  const rows = await ctx.db
+    .selectFrom('bvl.build_rounds')
+    .select([...ROUND_COLUMNS, 'issues'])
+    .where('session_id', '=', row.id)
+    .orderBy('round')
+    .execute();
+  return rows.map((r) => toRound(r, r.issues as BuildIssue[]));
 }
 
 /** Adds reported usage to the session's totals (every verify call reports, a new round or not). */

@@ -8,13 +8,12 @@ import { type FixReport, fixDrafts } from './run-fix-drafts.ts';
 import {
   addUsage,
   type FixChange,
-  getSession,
-  listRounds,
-  pastRounds,
+  loadSession,
   type ReportedUsage,
+  type RoundView,
   recordRound,
+  type SessionState,
   type SessionView,
-  sessionOf,
 } from './run-session-store.ts';
 
 /** What verify_build is asked. */
@@ -52,13 +51,13 @@ export function cardProbes(result: StoredProbeResult | undefined): CardProbes | 
 }
 
 /** The session's rounds as the card shows them. */
-export async function cardSession(ctx: PlatformContext, session: SessionView): Promise<NonNullable<BuildCard['session']>> {
-  const rounds = await listRounds(ctx, { tenant: session.tenant, id: session.id });
+export function cardSession(state: SessionState): NonNullable<BuildCard['session']> {
+  const { view, rounds } = state;
   return {
-    id: session.id,
-    goal: session.goal,
-    status: session.status,
-    stopReason: session.stopReason ?? undefined,
+    id: view.id,
+    goal: view.goal,
+    status: view.status,
+    stopReason: view.stopReason ?? undefined,
     rounds: rounds.map(
       (r): CardRound => ({
         round: r.round,
@@ -75,6 +74,20 @@ export async function cardSession(ctx: PlatformContext, session: SessionView): P
   };
 }
 
+/** The session's usage with what this call reports added (what the budget check reads). */
+export function withUsage(view: SessionView, usage: ReportedUsage | undefined): SessionView['usage'] {
+  const add = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? n : 0);
+  return {
+    elapsedMs: view.usage.elapsedMs,
+    tokensIn: view.usage.tokensIn + Math.floor(add(usage?.tokensIn)),
+    tokensOut: view.usage.tokensOut + Math.floor(add(usage?.tokensOut)),
+    costUsd: view.usage.costUsd + add(usage?.costUsd),
+  };
+}
+
+/** What the decision reads of the recorded rounds. */
+export const pastOf = (rounds: readonly RoundView[]) => rounds.map((r) => ({ kind: r.kind, errors: r.errors, warnings: r.warnings }));
+
 /**
  * verify_build: L1 + L2 over the store's overlay (published ⊕ the package's drafts) through
  * `verify` — the function `bvl verify` and the publish gate run — plus the latest L3 result of the
@@ -86,10 +99,10 @@ export async function cardSession(ctx: PlatformContext, session: SessionView): P
 export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput): Promise<VerifyBuildResult> {
   const started = Date.now();
   const scope = { tenant: input.tenant, package: input.package };
-  let session = input.session !== undefined ? await sessionOf(ctx, scope, input.session) : null;
-  if (session) await addUsage(ctx, session.id, input.usage);
+  let state = input.session !== undefined ? await loadSession(ctx, scope, input.session) : null;
+  if (state) await addUsage(ctx, state.view.id, input.usage);
   let fixReport: FixReport | undefined;
-  if ((input.fix ?? session !== null) && session?.status !== 'stopped') fixReport = await fixDrafts(ctx, scope);
+  if ((input.fix ?? state !== null) && state?.view.status !== 'stopped') fixReport = await fixDrafts(ctx, scope);
 
   const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
   const overlay = overlayOf(rows, scope.package);
@@ -98,17 +111,22 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput)
   const issues = sortIssues([...verification.issues, ...(probes?.issues ?? [])]);
   let unchanged = false;
 
-  if (session) {
-    const past = await pastRounds(ctx, session.id);
+  if (state) {
     const hash = draftHash(rows, scope.package);
-    const last = past[past.length - 1];
+    const last = state.rounds[state.rounds.length - 1];
     unchanged = last !== undefined && last.draftHash === hash && (fixReport?.changes.length ?? 0) === 0;
-    if (session.status === 'open' && !unchanged) {
+    if (state.view.status === 'open' && !unchanged) {
       const blocking = verification.issues.filter((i) => i.severity === 'error').map(fingerprint);
       const warnings = verification.issues.filter((i) => i.severity === 'warning').map(fingerprint);
-      session = await getSession(ctx, { tenant: scope.tenant, id: session.id });
-      const decision = decideRound({ kind: 'verify', history: past, errors: blocking, warnings, bounds: session.bounds, usage: session.usage });
-      await recordRound(ctx, session, {
+      const decision = decideRound({
+        kind: 'verify',
+        history: pastOf(state.rounds),
+        errors: blocking,
+        warnings,
+        bounds: state.view.bounds,
+        usage: withUsage(state.view, input.usage),
+      });
+      await recordRound(ctx, state.view, {
         kind: 'verify',
         draftHash: hash,
         errors: blocking,
@@ -120,13 +138,13 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput)
         durationMs: Date.now() - started,
       });
     }
-    session = await getSession(ctx, { tenant: scope.tenant, id: session.id });
+    state = await loadSession(ctx, scope, state.view.id);
   }
   const card = buildCard({
     issues: verification.issues,
     checked: verification.checked,
     probes: cardProbes(probes),
-    session: session ? await cardSession(ctx, session) : undefined,
+    session: state ? cardSession(state) : undefined,
   });
   return {
     ok: !issues.some((i) => i.severity === 'error'),
@@ -134,7 +152,7 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput)
     issues,
     checked: verification.checked,
     card,
-    session,
+    session: state?.view ?? null,
     fixes: fixReport?.changes ?? [],
     unchanged,
   };
