@@ -12,6 +12,8 @@ export interface OverlayRow {
   readonly source: unknown;
   /** A draft that retires the published artifact of its slot. */
   readonly tombstone?: boolean | undefined;
+  /** The stored body's content hash, when read from the store. */
+  readonly contentHash?: string | undefined;
 }
 
 /** The overlay's two halves, ready for `verify(published, drafts)` / `buildGraph(published, drafts)`. */

@@ -178,12 +178,12 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
     state: r.state,
     tombstone: r.tombstone,
     source: r.source,
-    hash: r.content_hash,
+    contentHash: r.content_hash,
     body: r.body !== null ? r.body : cached.get(r.content_hash),
   }));
-  for (const r of out) if (r.body !== undefined) BODY_CACHE.put(cached, r.hash, r.body);
+  for (const r of out) if (r.body !== undefined) BODY_CACHE.put(cached, r.contentHash, r.body);
   // A body evicted while the query ran (another call filled the cache): read it again, by hash.
-  const lost = [...new Set(out.filter((r) => r.body === undefined).map((r) => r.hash))];
+  const lost = [...new Set(out.filter((r) => r.body === undefined).map((r) => r.contentHash))];
   if (lost.length > 0) {
     const found = await db
       .selectFrom('bvl.metadata_items')
@@ -192,9 +192,9 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
       .where('content_hash', 'in', lost)
       .execute();
     const byHash = new Map(found.map((f) => [f.content_hash, f.body]));
-    for (const r of out) if (r.body === undefined) r.body = byHash.get(r.hash);
+    for (const r of out) if (r.body === undefined) r.body = byHash.get(r.contentHash);
   }
-  return out.map(({ hash: _hash, ...r }) => r);
+  return out;
 }
 
 /**

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import type { OverlayRow } from '@bvl/platform';
 
 /**
- * The identity of a package's draft set: sha256 over each draft's type, name, body and tombstone
- * flag, in slot order. An unchanged draft set hashes the same, so a repeated verify costs no round.
+ * The identity of a package's draft set: sha256 over each draft's type, name, body (its stored
+ * content hash when read from the store) and tombstone flag, in slot order. An unchanged draft set hashes the same, so a repeated verify costs no round.
  */
 export function draftHash(rows: readonly OverlayRow[], pkg: string): string {
   const drafts = rows
     .filter((r) => r.state === 'draft' && r.package === pkg)
-    .map((r) => [r.type, r.name, r.tombstone ? 1 : 0, JSON.stringify(r.body)] as const)
+    .map((r) => [r.type, r.name, r.tombstone ? 1 : 0, r.contentHash ?? JSON.stringify(r.body)] as const)
     .sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1));
   return createHash('sha256').update(JSON.stringify(drafts)).digest('hex').slice(0, 32);
 }
