@@ -1,0 +1,12 @@
+import { contentHash } from '@bvl/platform';
+import type { Blueprint, CaseFile } from './golden-case.ts';
+
+/**
+ * The version of a golden case: sha256 over the stable JSON (keys sorted) of everything that is
+ * graded or staged — name, prompt, tags, maxRounds, assertions, defect sets and the blueprint — so
+ * two runs compare like with like, and a reformatted file keeps its version.
+ */
+export function caseVersion(c: CaseFile & { readonly blueprint: Blueprint }): string {
+  const { name, prompt, tags, maxRounds, assertions, defects, blueprint } = c;
+  return contentHash({ name, prompt, tags, maxRounds, assertions, defects, blueprint });
+}

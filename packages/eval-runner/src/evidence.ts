@@ -1,0 +1,44 @@
+import type { DomSweepEvidence } from './dom-sweep.ts';
+import type { AppSummary } from './summarize-graph.ts';
+
+/** An L3 probe issue as evidence: code, severity and where (the message lives in the probe report). */
+export interface ProbeIssueEvidence {
+  readonly code: string;
+  readonly severity: 'error' | 'warning';
+  readonly artifact: { readonly type: string; readonly name: string };
+  readonly member?: string;
+}
+
+/** The L3 probe report as evidence: its issues and what each plane checked of its total. */
+export interface ProbeEvidence {
+  readonly issues: ProbeIssueEvidence[];
+  readonly checked: Readonly<Record<string, number>>;
+  readonly total: Readonly<Record<string, number>>;
+}
+
+/** The publish's seed report, counted. */
+export interface SeedEvidence {
+  readonly success: boolean;
+  readonly inserted: number;
+  readonly updated: number;
+  readonly skipped: number;
+  readonly errors: number;
+}
+
+/**
+ * Everything a golden case is graded on, as plain JSON-able data (it is stored with each run):
+ * whether the package was published through the gate, the rounds the build used, the published
+ * app, the rows each object holds, the seed report, the L3 probe report and the DOM sweep. A part
+ * that was not gathered is absent, and the assertions that need it fail saying so.
+ */
+export interface Evidence {
+  readonly published: boolean;
+  /** Repair rounds used; absent when the caller does not know. */
+  readonly rounds?: number;
+  readonly app: AppSummary;
+  /** Rows per declared object after publish. */
+  readonly rowCounts: Readonly<Record<string, number>>;
+  readonly seedApplied?: SeedEvidence;
+  readonly probes?: ProbeEvidence;
+  readonly dom?: DomSweepEvidence;
+}

@@ -1,0 +1,267 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { ArtifactRefSchema, CATALOGUE, isCatalogueCode, JsonPatchOpSchema } from '@bvl/build-issue';
+import { pointer, STACK_KEYS } from '@bvl/metadata';
+import { z } from 'zod';
+import { applyJsonPatch, JsonPatchError } from './apply-json-patch.ts';
+import { caseVersion } from './case-version.ts';
+
+/** A case, defect set or tag name: kebab-case. */
+const KebabName = z.string().regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'must be kebab-case (a-z, 0-9, single dashes)');
+/** A role name, referenced by other assertions of the case: snake_case. */
+const RoleName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case');
+/** Terms a role is matched with, against artifact names and labels (see matchRole). */
+const Terms = z.array(z.string().regex(/[a-z0-9]/i, 'a term needs a letter or digit')).min(1);
+
+/** Roles are matched by terms, not by exact names: an agent-built app names things its own way. */
+const RoleMatch = { role: RoleName, match: Terms, exclude: Terms.optional() };
+
+/**
+ * One machine-checkable assertion about a built app. Artifacts are asserted **by role**: a role is
+ * satisfied by any published artifact whose name or label matches one of its terms (and none of its
+ * `exclude` terms), so a case never depends on the names the agent chose.
+ */
+export const AssertionSchema = z.discriminatedUnion('kind', [
+  /** An object playing this role exists. */
+  z.strictObject({ kind: z.literal('object_exists'), ...RoleMatch }),
+  /** A view playing this role exists: on an object of `objectRole`, of `viewType` (grid, kanban, …) or `viewKind`, matching `match`. */
+  z
+    .strictObject({
+      kind: z.literal('view_exists'),
+      role: RoleName,
+      match: Terms.optional(),
+      exclude: Terms.optional(),
+      objectRole: RoleName.optional(),
+      viewKind: z.enum(['list', 'form']).optional(),
+      viewType: z.string().min(1).optional(),
+    })
+    .refine((a) => a.match !== undefined || a.objectRole !== undefined, { message: 'a view role needs match terms or an objectRole' }),
+  /** A dashboard playing this role exists, with at least `minWidgets` widgets. */
+  z.strictObject({ kind: z.literal('dashboard_exists'), ...RoleMatch, minWidgets: z.int().min(1).optional() }),
+  /** Some object of `objectRole` holds at least `min` rows after publish. */
+  z.strictObject({ kind: z.literal('seeded_rows'), objectRole: RoleName, min: z.int().min(1) }),
+  /** Every widget's real query returns rows (of the dashboards of `dashboardRole`, or of all); no widget at all fails. */
+  z.strictObject({ kind: z.literal('widgets_return_rows'), dashboardRole: RoleName.optional() }),
+  /** The DOM sweep of every published view and dashboard finds no red "Unknown component type" box. */
+  z.strictObject({ kind: z.literal('no_error_boxes') }),
+  /** The DOM sweep finds no widget drawn empty for a missing binding or an unfit query shape. */
+  z.strictObject({ kind: z.literal('no_empty_widgets') }),
+  /** Every published dashboard is the target of a navigation item of some app (at any depth). */
+  z.strictObject({ kind: z.literal('dashboards_reachable') }),
+  /** The package was published through the gate. */
+  z.strictObject({ kind: z.literal('published') }),
+  /** The L3 probes report no error on the published app. */
+  z.strictObject({ kind: z.literal('probes_clean') }),
+  /** The build used at most `max` repair rounds. */
+  z.strictObject({ kind: z.literal('rounds_at_most'), max: z.int().min(0) }),
+]);
+/** One assertion of a golden case. */
+export type Assertion = z.infer<typeof AssertionSchema>;
+/** The kinds of assertion. */
+export type AssertionKind = Assertion['kind'];
+
+/** An issue verification must report once a defect set is applied: its code, artifact and (optionally) path. */
+export const ExpectedIssueSchema = z.strictObject({
+  code: z.string().refine(isCatalogueCode, 'must be a code of the BuildIssue catalogue'),
+  artifact: ArtifactRefSchema.strict(),
+  path: z
+    .string()
+    .refine((p) => p === '' || p.startsWith('/'), 'must be an RFC 6901 JSON pointer')
+    .optional(),
+});
+/** One expected issue of a defect set. */
+export type ExpectedIssue = z.infer<typeof ExpectedIssueSchema>;
+
+/** Who can repair a defect set: the deterministic fixer (every issue carries a safe patch) or only an agent. */
+export const REPAIRERS = ['fixer', 'agent'] as const;
+
+/**
+ * A named defect set: RFC 6902 operations on the blueprint's stack document, the issues
+ * verification (and, for runtime codes, the probes after publish) must then report, and who can
+ * repair it. `incident` is the ADR-0038 incident number, `defectClass` the row of defect-classes.md.
+ */
+export const DefectSetSchema = z
+  .strictObject({
+    description: z.string().min(10),
+    incident: z.int().min(1).max(6).optional(),
+    defectClass: z.int().min(1).optional(),
+    ops: z.array(JsonPatchOpSchema).min(1),
+    expect: z.array(ExpectedIssueSchema).min(1),
+    repair: z.enum(REPAIRERS),
+  })
+  .refine((d) => d.repair === 'agent' || d.expect.every((e) => !isCatalogueCode(e.code) || CATALOGUE[e.code].layer !== 'runtime'), {
+    message: 'a runtime issue has no patch: a defect set that expects one is repaired by an agent, not the fixer',
+    path: ['repair'],
+  });
+/** One defect set of a golden case. */
+export type DefectSet = z.infer<typeof DefectSetSchema>;
+
+/** `case.json`: everything of a golden case except its blueprint. */
+export const CaseFileSchema = z
+  .strictObject({
+    name: KebabName,
+    /** What a user would ask an agent to build. */
+    prompt: z.string().min(20),
+    tags: z.array(KebabName),
+    /** Repair rounds the agent may use. */
+    maxRounds: z.int().min(0).max(20),
+    assertions: z.array(AssertionSchema).min(1),
+    defects: z.record(KebabName, DefectSetSchema).default({}),
+  })
+  .superRefine((c, ctx) => {
+    const roles = new Map<string, Assertion['kind']>();
+    c.assertions.forEach((a, i) => {
+      if (!('role' in a)) return;
+      if (roles.has(a.role)) ctx.addIssue({ code: 'custom', message: `role "${a.role}" is declared twice`, path: ['assertions', i, 'role'] });
+      roles.set(a.role, a.kind);
+    });
+    const needs = (i: number, key: string, role: string | undefined, kind: Assertion['kind']) => {
+      if (role !== undefined && roles.get(role) !== kind)
+        ctx.addIssue({ code: 'custom', message: `"${role}" is not a role of a ${kind} assertion of this case`, path: ['assertions', i, key] });
+    };
+    c.assertions.forEach((a, i) => {
+      if (a.kind === 'view_exists') needs(i, 'objectRole', a.objectRole, 'object_exists');
+      if (a.kind === 'seeded_rows') needs(i, 'objectRole', a.objectRole, 'object_exists');
+      if (a.kind === 'widgets_return_rows') needs(i, 'dashboardRole', a.dashboardRole, 'dashboard_exists');
+    });
+  });
+/** The parsed `case.json`. */
+export type CaseFile = z.infer<typeof CaseFileSchema>;
+
+/** `blueprint.json`: an ObjectStack stack document whose artifact keys (objects, views, …) are arrays. */
+export const BlueprintSchema = z.record(z.string(), z.unknown()).superRefine((doc, ctx) => {
+  for (const [key] of STACK_KEYS)
+    if (doc[key] !== undefined && !Array.isArray(doc[key])) ctx.addIssue({ code: 'custom', message: `"${key}" must be an array of artifacts`, path: [key] });
+  if (!Array.isArray(doc.objects) || doc.objects.length === 0)
+    ctx.addIssue({ code: 'custom', message: 'a blueprint declares at least one object', path: ['objects'] });
+});
+/** A blueprint stack document. */
+export type Blueprint = Record<string, unknown>;
+
+/** A loaded golden case: its `case.json`, its blueprint, where it was read from and its version hash. */
+export interface GoldenCase extends CaseFile {
+  readonly blueprint: Blueprint;
+  /** The case folder. */
+  readonly dir: string;
+  /** sha256 of the case's content (see caseVersion): changes whenever anything graded changes. */
+  readonly version: string;
+}
+
+/** The file of a case folder that holds everything but the blueprint. */
+export const CASE_FILE = 'case.json';
+/** The file of a case folder that holds the reference blueprint. */
+export const BLUEPRINT_FILE = 'blueprint.json';
+
+/** One problem of a malformed case: the file, the JSON pointer inside it, and what is wrong. */
+export interface CaseProblem {
+  readonly file: string;
+  readonly pointer: string;
+  readonly message: string;
+}
+
+/** A golden case (or a folder of them) that cannot be loaded; `problems` names each file and pointer. */
+export class GoldenCaseError extends Error {
+  constructor(readonly problems: readonly CaseProblem[]) {
+    super(problems.map((p) => `${p.file}${p.pointer ? ` at ${p.pointer}` : ''}: ${p.message}`).join('\n'));
+    this.name = 'GoldenCaseError';
+  }
+}
+
+/** At most this many schema problems are listed per file; the first ones are the ones to fix. */
+const MAX_PROBLEMS = 20;
+
+function zodProblems(file: string, error: z.ZodError): CaseProblem[] {
+  return error.issues.slice(0, MAX_PROBLEMS).map((i) => ({
+    file,
+    pointer: pointer(...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))),
+    message: i.message,
+  }));
+}
+
+function parseJson(file: string, text: string): { ok: true; value: unknown } | { ok: false; problem: CaseProblem } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    return { ok: false, problem: { file, pointer: '', message: `not valid JSON: ${(e as Error).message}` } };
+  }
+}
+
+/**
+ * Parses a golden case from the texts of its two files (pure: no I/O). Checks `case.json` against
+ * {@link CaseFileSchema} and the blueprint against {@link BlueprintSchema}, that the case is named
+ * after its folder, and that every defect set's operations apply to the blueprint. Throws a
+ * {@link GoldenCaseError} naming each file and JSON pointer at fault.
+ */
+export function parseGoldenCase(dir: string, caseText: string, blueprintText: string): GoldenCase {
+  const caseFile = join(dir, CASE_FILE);
+  const blueprintFile = join(dir, BLUEPRINT_FILE);
+  const problems: CaseProblem[] = [];
+  const rawCase = parseJson(caseFile, caseText);
+  const rawBlueprint = parseJson(blueprintFile, blueprintText);
+  if (!rawCase.ok) problems.push(rawCase.problem);
+  if (!rawBlueprint.ok) problems.push(rawBlueprint.problem);
+  const parsedCase = rawCase.ok ? CaseFileSchema.safeParse(rawCase.value) : undefined;
+  const parsedBlueprint = rawBlueprint.ok ? BlueprintSchema.safeParse(rawBlueprint.value) : undefined;
+  if (parsedCase && !parsedCase.success) problems.push(...zodProblems(caseFile, parsedCase.error));
+  if (parsedBlueprint && !parsedBlueprint.success) problems.push(...zodProblems(blueprintFile, parsedBlueprint.error));
+  if (!parsedCase?.success || !parsedBlueprint?.success) throw new GoldenCaseError(problems);
+  const c = parsedCase.data;
+  const blueprint = parsedBlueprint.data;
+  if (c.name !== basename(dir))
+    problems.push({ file: caseFile, pointer: '/name', message: `the case is named "${c.name}" but its folder is "${basename(dir)}"` });
+  for (const [name, defect] of Object.entries(c.defects)) {
+    try {
+      applyJsonPatch(blueprint, defect.ops);
+    } catch (e) {
+      if (!(e instanceof JsonPatchError)) throw e;
+      problems.push({ file: caseFile, pointer: pointer('defects', name, 'ops', e.index), message: `does not apply to the blueprint: ${e.message}` });
+    }
+  }
+  if (problems.length > 0) throw new GoldenCaseError(problems);
+  return { ...c, blueprint, dir, version: caseVersion({ ...c, blueprint }) };
+}
+
+/** Reads and parses the golden case in `dir` (`case.json` + `blueprint.json`); see {@link parseGoldenCase}. */
+export async function loadGoldenCase(dir: string): Promise<GoldenCase> {
+  const read = async (file: string): Promise<string> => {
+    try {
+      return await readFile(join(dir, file), 'utf8');
+    } catch (e) {
+      throw new GoldenCaseError([
+        { file: join(dir, file), pointer: '', message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` },
+      ]);
+    }
+  };
+  const [caseText, blueprintText] = await Promise.all([read(CASE_FILE), read(BLUEPRINT_FILE)]);
+  return parseGoldenCase(dir, caseText, blueprintText);
+}
+
+/**
+ * Loads every golden case under `root` (each sub-folder holding a `case.json`), sorted by name.
+ * Every malformed case is reported at once, in one {@link GoldenCaseError}.
+ */
+export async function loadGoldenCases(root: string): Promise<GoldenCase[]> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch (e) {
+    throw new GoldenCaseError([{ file: root, pointer: '', message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  }
+  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+  const withCase = (await Promise.all(dirs.map(async (d) => ((await readdir(join(root, d))).includes(CASE_FILE) ? d : undefined)))).filter(
+    (d): d is string => d !== undefined,
+  );
+  const problems: CaseProblem[] = [];
+  const cases: GoldenCase[] = [];
+  for (const d of withCase.sort()) {
+    try {
+      cases.push(await loadGoldenCase(join(root, d)));
+    } catch (e) {
+      if (!(e instanceof GoldenCaseError)) throw e;
+      problems.push(...e.problems);
+    }
+  }
+  if (problems.length > 0) throw new GoldenCaseError(problems);
+  if (cases.length === 0) throw new GoldenCaseError([{ file: root, pointer: '', message: `holds no golden case (no sub-folder with a ${CASE_FILE})` }]);
+  return cases;
+}

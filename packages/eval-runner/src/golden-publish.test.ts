@@ -1,0 +1,100 @@
+import { type Platform, publishPackage, stageDrafts } from '@bvl/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defective, expectedRows, GOLDEN_DIR, GOLDEN_NAMES, isStatic, issueRows, stackOf } from '../test/golden-support.ts';
+import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { collectEvidence } from './collect-evidence.ts';
+import type { Blueprint, GoldenCase } from './golden-case.ts';
+import { loadGoldenCases } from './golden-case.ts';
+import { gradeAssertions } from './grade.ts';
+
+// Every golden blueprint publishes through the gate (PGlite, and PostgreSQL when DATABASE_URL is
+// set), probes clean, sweeps clean, and passes every assertion of its case. A defect set seen only
+// at runtime publishes, and the probes and the grader report exactly what it breaks.
+let platform: Platform;
+let cases: GoldenCase[];
+const made = tenants(() => platform);
+beforeAll(async () => {
+  [platform, cases] = await Promise.all([openTestPlatform(), loadGoldenCases(GOLDEN_DIR)]);
+});
+afterAll(async () => {
+  await made.dropAll();
+  await platform.close();
+});
+
+const tenantFor = (c: GoldenCase) => made.next(c.name.replaceAll('-', '_').slice(0, 14));
+
+async function publishDoc(c: GoldenCase, doc: Blueprint) {
+  const scope = { tenant: tenantFor(c), package: 'app' };
+  await stageDrafts(platform, scope, stackOf(doc));
+  const result = await publishPackage(platform, scope);
+  const { evidence, probes } = await collectEvidence(platform, { ...scope, rounds: 0 });
+  return { result, evidence, probes };
+}
+
+const golden = (name: string) => cases.find((c) => c.name === name)!;
+
+describe.each(GOLDEN_NAMES)('golden case %s, published', (name) => {
+  it('publishes through the gate, seeds land, probes and the DOM sweep are clean, and every assertion passes', async () => {
+    const c = golden(name);
+    const { result, evidence, probes } = await publishDoc(c, c.blueprint);
+    expect(result.outcome).toBe('published');
+    if (result.outcome !== 'published') return;
+    expect(result.issues).toEqual([]);
+    expect(result.seedApplied).toMatchObject({ success: true, errors: [] });
+    expect(probes.issues).toEqual([]);
+    expect(probes.skipped).toEqual([]);
+    expect(evidence.dom?.errorBoxes).toBe(0);
+    expect(evidence.dom?.emptyWidgets).toBe(0);
+    const records = Object.values(evidence.rowCounts).reduce((n, r) => n + r, 0);
+    expect(records).toBeGreaterThanOrEqual(20);
+    expect(records).toBeLessThanOrEqual(60);
+    const results = gradeAssertions(c.assertions, evidence);
+    expect(results.filter((r) => !r.pass)).toEqual([]);
+    expect(results).toHaveLength(c.assertions.length);
+  });
+
+  it('each defect set seen only at runtime publishes, and the probes and the grader report it', async () => {
+    const c = golden(name);
+    for (const [defect, set] of Object.entries(c.defects)) {
+      const runtime = set.expect.filter((e) => !isStatic(e.code));
+      if (runtime.length === 0) continue;
+      const { result, evidence, probes } = await publishDoc(c, defective(c, defect));
+      expect(result.outcome, defect).toBe('published');
+      expect(issueRows(probes.issues, runtime), defect).toEqual(expectedRows(runtime));
+      const failed = gradeAssertions(c.assertions, evidence).filter((r) => !r.pass);
+      expect(
+        failed.map((r) => r.kind),
+        defect,
+      ).toContain('probes_clean');
+    }
+  });
+});
+
+describe('the grader on defective publishes', () => {
+  it('a refused publish (ADR-0038 #1, #2, #6) fails published and every assertion about the app, and says why', async () => {
+    const c = golden('expense-tracker');
+    const { result, evidence } = await publishDoc(c, defective(c, 'adr-0038-incidents'));
+    expect(result.outcome).toBe('refused');
+    const results = gradeAssertions(c.assertions, evidence);
+    expect(results.filter((r) => r.pass).map((r) => r.kind)).toEqual(['rounds_at_most']);
+    expect(results.find((r) => r.kind === 'published')).toEqual({ kind: 'published', pass: false, evidence: { published: false } });
+    expect(results.find((r) => r.role === 'expense')).toEqual({ kind: 'object_exists', role: 'expense', pass: false, evidence: { matched: [], objects: 0 } });
+    expect(results.find((r) => r.kind === 'widgets_return_rows')).toMatchObject({ pass: false, evidence: { widgets: 0 } });
+  });
+
+  it('seeds that never land (ADR-0038 #3) publish, and the grader fails the probe assertion naming the seed', async () => {
+    const c = golden('expense-tracker');
+    const { result, evidence } = await publishDoc(c, defective(c, 'seeds-never-land'));
+    expect(result.outcome).toBe('published');
+    expect(evidence.rowCounts.exp_department).toBe(0);
+    expect(evidence.seedApplied).toMatchObject({ success: false });
+    const failed = gradeAssertions(c.assertions, evidence).filter((r) => !r.pass);
+    expect(failed).toEqual([
+      {
+        kind: 'probes_clean',
+        pass: false,
+        evidence: { errors: [{ code: 'seed_not_applied', artifact: 'seed exp_department' }], checked: expect.any(Object) },
+      },
+    ]);
+  });
+});

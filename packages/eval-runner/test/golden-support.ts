@@ -1,0 +1,70 @@
+// Test support for the golden suite: where the cases live, a defect set staged on its blueprint,
+// and the fixer's patches (issue paths address artifact documents) carried onto the stack document.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type BuildIssue, CATALOGUE, type IssueCode, type JsonPatchOp } from '@bvl/build-issue';
+import { collectStack, type Graph } from '@bvl/metadata';
+import { applyJsonPatch } from '../src/apply-json-patch.ts';
+import type { Blueprint, ExpectedIssue, GoldenCase } from '../src/golden-case.ts';
+
+/** The golden cases of this repository. */
+export const GOLDEN_DIR = join(import.meta.dirname, '../../../evals/golden');
+
+/** The case folders, read when the test file is collected, so every case gets its own tests. */
+export const GOLDEN_NAMES: readonly string[] = readdirSync(GOLDEN_DIR, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && existsSync(join(GOLDEN_DIR, e.name, 'case.json')))
+  .map((e) => e.name)
+  .sort();
+
+/** The blueprint with a defect set applied. */
+export function defective(c: GoldenCase, defect: string): Blueprint {
+  const set = c.defects[defect];
+  if (!set) throw new Error(`case ${c.name} has no defect set ${defect}`);
+  return applyJsonPatch(c.blueprint, set.ops);
+}
+
+/** A stack document as an artifact set (drafts, as an agent stages them). */
+export const stackOf = (doc: Blueprint) => collectStack(doc, { draft: true });
+
+/** Whether a catalogue code is found by the static layers (L1/L2), not after publish. */
+export const isStatic = (code: string): boolean => CATALOGUE[code as IssueCode].layer !== 'runtime';
+
+/**
+ * Issues as comparable rows: code, artifact, and the path when the expectation names one. Sorted,
+ * so a set compares equal whatever the order.
+ */
+export function issueRows(issues: ReadonlyArray<Pick<BuildIssue, 'code' | 'artifact' | 'path'>>, expected: readonly ExpectedIssue[]): string[] {
+  const withPath = new Set(expected.filter((e) => e.path !== undefined).map((e) => `${e.code} ${e.artifact.type} ${e.artifact.name}`));
+  return issues
+    .map((i) => {
+      const key = `${i.code} ${i.artifact.type} ${i.artifact.name}`;
+      return withPath.has(key) ? `${key} ${i.path ?? ''}` : key;
+    })
+    .sort();
+}
+
+/** The expectation as the same rows. */
+export const expectedRows = (expected: readonly ExpectedIssue[]): string[] =>
+  expected.map((e) => `${e.code} ${e.artifact.type} ${e.artifact.name}${e.path !== undefined ? ` ${e.path}` : ''}`).sort();
+
+/**
+ * An issue's patch carried onto the stack document: its paths address the artifact's stored
+ * document (a view's container, a dashboard, a seed), which sits in the stack at the artifact's
+ * source pointer (minus a view's place inside its document).
+ */
+export function stackPatch(graph: Graph, issue: BuildIssue): JsonPatchOp[] {
+  const source = graph.sourceOf(issue.artifact.type, issue.artifact.name);
+  if (!source) throw new Error(`no source for ${issue.artifact.type} ${issue.artifact.name}`);
+  const inDoc = issue.artifact.type === 'view' ? (graph.views.get(issue.artifact.name)?.docPrefix ?? '') : '';
+  if (!source.pointer.endsWith(inDoc)) throw new Error(`view ${issue.artifact.name} is not at ${inDoc} of its document`);
+  const doc = source.pointer.slice(0, source.pointer.length - inDoc.length);
+  return (issue.patch ?? []).map((op) => ('from' in op ? { ...op, path: doc + op.path, from: doc + op.from } : { ...op, path: doc + op.path }));
+}
+
+/** Applies every issue's patch (as the deterministic fixer would) to the stack document. */
+export function applyFixes(doc: Blueprint, graph: Graph, issues: readonly BuildIssue[]): Blueprint {
+  return applyJsonPatch(
+    doc,
+    issues.flatMap((i) => stackPatch(graph, i)),
+  );
+}
