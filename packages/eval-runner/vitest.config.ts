@@ -16,7 +16,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts'],
           env: { BVL_TEST_ENGINE: 'pglite' },
           // One migrated PGlite is built once and dumped; every database suite starts its own database from it.
-          globalSetup: ['./test/global-setup.ts'],
+          globalSetup: ['./test/global-setup.js'],
           ...bounds,
         },
       },

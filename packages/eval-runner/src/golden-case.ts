@@ -2,8 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ArtifactRefSchema, CATALOGUE, isCatalogueCode, JsonPatchOpSchema } from '@bvl/build-issue';
 import { pointer, STACK_KEYS } from '@bvl/metadata';
+import { applyPatch } from '@bvl/verify';
 import { z } from 'zod';
-import { applyJsonPatch, JsonPatchError } from './apply-json-patch.ts';
 import { caseVersion } from './case-version.ts';
 
 /** A case, defect set or tag name: kebab-case. */
@@ -210,12 +210,13 @@ export function parseGoldenCase(dir: string, caseText: string, blueprintText: st
   if (c.name !== basename(dir))
     problems.push({ file: caseFile, pointer: '/name', message: `the case is named "${c.name}" but its folder is "${basename(dir)}"` });
   for (const [name, defect] of Object.entries(c.defects)) {
-    try {
-      applyJsonPatch(blueprint, defect.ops);
-    } catch (e) {
-      if (!(e instanceof JsonPatchError)) throw e;
-      problems.push({ file: caseFile, pointer: pointer('defects', name, 'ops', e.index), message: `does not apply to the blueprint: ${e.message}` });
-    }
+    const applied = applyPatch(blueprint, defect.ops);
+    if (!applied.ok)
+      problems.push({
+        file: caseFile,
+        pointer: pointer('defects', name, 'ops', applied.opIndex),
+        message: `does not apply to the blueprint: ${applied.error}`,
+      });
   }
   if (problems.length > 0) throw new GoldenCaseError(problems);
   return { ...c, blueprint, dir, version: caseVersion({ ...c, blueprint }) };

@@ -1,4 +1,3 @@
-export { applyJsonPatch, getPointer, JsonPatchError, parsePointer } from './apply-json-patch.ts';
 export { caseVersion } from './case-version.ts';
 export { type CollectEvidenceInput, type CollectedEvidence, collectEvidence } from './collect-evidence.ts';
 export { type DomSweepEvidence, type RowSource, type RowsRead, SWEEP_VIEW_ROWS, type SweptArtifact, type SweptWidget, sweepPublished } from './dom-sweep.ts';

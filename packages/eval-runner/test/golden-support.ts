@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BuildIssue, CATALOGUE, type IssueCode, type JsonPatchOp } from '@bvl/build-issue';
 import { collectStack, type Graph } from '@bvl/metadata';
-import { applyJsonPatch } from '../src/apply-json-patch.ts';
+import { applyPatch } from '@bvl/verify';
 import type { Blueprint, ExpectedIssue, GoldenCase } from '../src/golden-case.ts';
 
 /** The golden cases of this repository. */
@@ -20,7 +20,14 @@ export const GOLDEN_NAMES: readonly string[] = readdirSync(GOLDEN_DIR, { withFil
 export function defective(c: GoldenCase, defect: string): Blueprint {
   const set = c.defects[defect];
   if (!set) throw new Error(`case ${c.name} has no defect set ${defect}`);
-  return applyJsonPatch(c.blueprint, set.ops);
+  return patched(c.blueprint, set.ops);
+}
+
+/** RFC 6902 ops applied to a copy of a stack document (all or nothing; throws naming the failing op). */
+function patched(doc: Blueprint, ops: readonly JsonPatchOp[]): Blueprint {
+  const r = applyPatch(doc, ops);
+  if (!r.ok) throw new Error(`op ${r.opIndex} does not apply: ${r.error}`);
+  return r.value as Blueprint;
 }
 
 /** A stack document as an artifact set (drafts, as an agent stages them). */
@@ -63,7 +70,7 @@ export function stackPatch(graph: Graph, issue: BuildIssue): JsonPatchOp[] {
 
 /** Applies every issue's patch (as the deterministic fixer would) to the stack document. */
 export function applyFixes(doc: Blueprint, graph: Graph, issues: readonly BuildIssue[]): Blueprint {
-  return applyJsonPatch(
+  return patched(
     doc,
     issues.flatMap((i) => stackPatch(graph, i)),
   );
