@@ -31,6 +31,7 @@ export interface Expected {
   readonly artifact: string;
   readonly path?: string;
   readonly draft?: boolean;
+  /** The expected patch; `null` asserts there is none. */
   readonly patch?: unknown;
   readonly fixSafety?: 'safe' | 'unsafe';
   readonly suggestion?: string;
@@ -81,7 +82,8 @@ export function ruleTester(rule: Rule, tables: { valid: readonly Case[]; invalid
           (x) => x.code === e.code && `${x.artifact.type}/${x.artifact.name}` === e.artifact && (e.path === undefined || x.path === e.path),
         )!;
         if (e.draft !== undefined) expect(i.draft ?? false).toBe(e.draft);
-        if (e.patch !== undefined) expect(i.patch).toEqual(e.patch);
+        if (e.patch === null) expect(i.patch).toBeUndefined();
+        else if (e.patch !== undefined) expect(i.patch).toEqual(e.patch);
         if (e.fixSafety !== undefined) expect(i.fixSafety).toBe(e.fixSafety);
         if (e.suggestion !== undefined) expect(i.suggestions?.[0]).toBe(e.suggestion);
       }

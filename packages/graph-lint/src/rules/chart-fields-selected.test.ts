@@ -18,12 +18,27 @@ describe(rule.meta.name, () =>
       {
         name: 'x axis names a raw base column',
         stack: (s) => (s.dashboards[0].widgets[1].chartConfig.xAxis.field = 'amount'),
-        errors: [{ code: 'chart_field_unknown', artifact: 'dashboard/exp_spending', path: '/widgets/1/chartConfig/xAxis/field' }],
+        // The one selected dimension is the only value that renders: a safe patch.
+        errors: [
+          {
+            code: 'chart_field_unknown',
+            artifact: 'dashboard/exp_spending',
+            path: '/widgets/1/chartConfig/xAxis/field',
+            patch: [{ op: 'replace', path: '/widgets/1/chartConfig/xAxis/field', value: 'status' }],
+            fixSafety: 'safe',
+          },
+        ],
+      },
+      {
+        name: 'a misspelt selected dimension: the right x axis is not moved onto the typo (unknown_dimension fixes the selection)',
+        stack: (s) => (s.dashboards[0].widgets[1].dimensions = ['state']),
+        errors: [{ code: 'chart_field_unknown', artifact: 'dashboard/exp_spending', path: '/widgets/1/chartConfig/xAxis/field', patch: null }],
       },
       {
         name: 'y axis names a declared but unselected measure',
         stack: (s) => (s.dashboards[0].widgets[1].chartConfig.yAxis = [{ field: 'total_amount' }]),
-        errors: [{ code: 'chart_field_unknown', artifact: 'dashboard/exp_spending', path: '/widgets/1/chartConfig/yAxis/0/field' }],
+        // Declared but not selected: the fix is to select it, never to move the axis.
+        errors: [{ code: 'chart_field_unknown', artifact: 'dashboard/exp_spending', path: '/widgets/1/chartConfig/yAxis/0/field', patch: null }],
       },
       {
         name: 'series names an unselected measure',

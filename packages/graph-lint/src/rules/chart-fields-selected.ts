@@ -24,8 +24,17 @@ export default defineRule({
         const vals = w.def.values ?? [];
         const base = { artifact: { type: 'dashboard', name: d.name }, ref: { type: 'dashboard', name: d.name, member: w.id } };
         const finding = (name: string, path: string, axis: string, selected: string[], kind: 'dimension' | 'measure'): Finding => {
-          const s = suggest(name, selected, path);
-          const declared = kind === 'dimension' ? ds.dimensions.has(name) : ds.measures.has(name);
+          const inDataset = (n: string) => (kind === 'dimension' ? ds.dimensions.has(n) : ds.measures.has(n));
+          const declared = inDataset(name);
+          // Only a selection the dataset declares can fix the axis (a misspelt selection is
+          // unknown_dimension/unknown_measure's to fix); when the axis names a declared field, the
+          // fix is to select it, not to move the axis. The one valid choice is clearly right.
+          const valid = declared ? [] : selected.filter(inDataset);
+          const similar = suggest(name, valid, path);
+          const s =
+            valid.length === 1 && !similar.patch
+              ? { suggestions: valid, patch: [{ op: 'replace' as const, path, value: valid[0]! }], fixSafety: 'safe' as const }
+              : similar;
           const why = declared
             ? `${kind} ${q(name)} is declared by dataset ${q(ds.name)} but not selected in the widget's ${kind === 'dimension' ? 'dimensions' : 'values'}`
             : `it is not a selected ${kind} (selected: ${listing(selected)})`;

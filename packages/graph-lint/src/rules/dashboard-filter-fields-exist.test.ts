@@ -53,9 +53,22 @@ describe(rule.meta.name, () =>
         errors: [{ code: 'dashboard_filter_field_unknown', artifact: 'dashboard/exp_spending', path: '/dateRange/field' }],
       },
       {
-        name: 'global filter field missing everywhere',
+        name: 'global filter field missing everywhere: one issue for the filter, not one per widget',
         stack: (s) => (s.dashboards[0].globalFilters = [{ name: 'region', field: 'region' }]),
-        errors: [0, 1, 2, 3].map(() => ({ code: 'dashboard_filter_field_unknown', artifact: 'dashboard/exp_spending', path: '/globalFilters/0/field' })),
+        errors: [{ code: 'dashboard_filter_field_unknown', artifact: 'dashboard/exp_spending', path: '/globalFilters/0/field' }],
+      },
+      {
+        name: 'a typo in the date range field every widget receives: one issue with a safe patch',
+        stack: (s) => (s.dashboards[0].dateRange.field = 'spent_onn'),
+        errors: [
+          {
+            code: 'dashboard_filter_field_unknown',
+            artifact: 'dashboard/exp_spending',
+            path: '/dateRange/field',
+            patch: [{ op: 'replace', path: '/dateRange/field', value: 'spent_on' }],
+            fixSafety: 'safe',
+          },
+        ],
       },
       {
         name: 'rebinding to a missing field',
