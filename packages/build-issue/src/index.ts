@@ -5,6 +5,8 @@ export {
   BuildIssueSchema,
   FIX_SAFETIES,
   type FixSafety,
+  type IssueLocation,
+  IssueLocationSchema,
   type JsonPatchOp,
   JsonPatchOpSchema,
   LAYERS,
