@@ -113,7 +113,7 @@ function result(issue: BuildIssue, ruleIndex: number, uriOf: (file: string) => s
         ...(uri
           ? {
               physicalLocation: {
-                artifactLocation: { uri, ...(options.srcRoot && loc ? { uriBaseId: SARIF_SRCROOT } : {}) },
+                artifactLocation: { uri, ...(options.srcRoot && loc && !/^[a-z][a-z0-9+.-]*:/i.test(uri) ? { uriBaseId: SARIF_SRCROOT } : {}) },
                 ...(region ? { region } : {}),
               },
             }

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../cli-io.ts';
 import { recordingIo } from '../test-io.ts';
-import { publishCommand } from './publish.ts';
+import { run as publishCommand } from './publish.ts';
 
 // Runs on PGlite under a temporary cwd (<cwd>/.bvl/data), or on PostgreSQL when DATABASE_URL is
 // set. Every test publishes into its own tenant, so parallel runs never share tables.
