@@ -18,6 +18,49 @@ export const STACK_KEYS: ReadonlyArray<readonly [string, ArtifactType]> = [
   ['pages', 'page'],
 ];
 
+/**
+ * ObjectStack stack keys bvl does not read (they hold nothing the layers check): not a typo of a
+ * read key, however close (`apis` is not `apps`, `datasources` is not `data`).
+ */
+export const UNREAD_STACK_KEYS: ReadonlySet<string> = new Set([
+  'actions',
+  'agents',
+  'analyticsCubes',
+  'apis',
+  'approvals',
+  'books',
+  'capabilities',
+  'connectors',
+  'datasources',
+  'description',
+  'devPlugins',
+  'emailTemplates',
+  'flows',
+  'functions',
+  'hooks',
+  'i18n',
+  'jobs',
+  'label',
+  'manifest',
+  'mappings',
+  'name',
+  'namespace',
+  'objectExtensions',
+  'permissions',
+  'plugins',
+  'policies',
+  'positions',
+  'ragPipelines',
+  'requires',
+  'roles',
+  'sharingRules',
+  'themes',
+  'translations',
+  'version',
+  'webhooks',
+  'workflows',
+]);
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
@@ -349,7 +392,7 @@ export function collectStack(doc: unknown, options: CollectOptions = {}): Artifa
   }
   const read = STACK_KEYS.map(([k]) => k);
   for (const key of Object.keys(doc)) {
-    if (read.includes(key)) continue;
+    if (read.includes(key) || UNREAD_STACK_KEYS.has(key)) continue;
     const near = didYouMean(key, read, 1);
     if (near.length > 0)
       c.notices.push({ file, pointer: pointer(key), message: `The stack's "${key}" is not read (did you mean "${near[0]}"?); what it holds is not checked.` });
