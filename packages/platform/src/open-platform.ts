@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -15,6 +16,11 @@ export interface PlatformOptions {
   readonly dataDir?: string | 'memory' | undefined;
   /** A PGlite data-dir dump to start from (tests start from one migrated dump). */
   readonly loadDataDir?: Blob | undefined;
+  /**
+   * A dump of a freshly initialized PGlite data dir, used only when `dataDir` holds no database yet:
+   * starting from it skips PGlite's initdb, which takes seconds and most of a new folder's peak memory.
+   */
+  readonly newDataDirTemplate?: Blob | undefined;
   /** The clock (default: the system clock). */
   readonly now?: (() => Date) | undefined;
   /** Pool size for PostgreSQL; probes run at most this many queries at once. */
@@ -91,7 +97,9 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   let lite: PGlite;
   try {
     options.onProgress?.('start');
-    lite = await PGlite.create(dir === 'memory' ? undefined : dir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
+    const fresh = dir !== 'memory' && !existsSync(join(dir, 'PG_VERSION'));
+    const loadDataDir = options.loadDataDir ?? (fresh ? options.newDataDirTemplate : undefined);
+    lite = await PGlite.create(dir === 'memory' ? undefined : dir, loadDataDir ? { loadDataDir } : {});
   } catch (e) {
     await unlock();
     throw new Error(`cannot open PGlite at ${dir}: ${(e as Error).message}`, { cause: e });

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { type BuildIssue, sortIssues } from '@bvl/build-issue';
 import { locateIssues, locateNotices, mergeOverlay } from '@bvl/metadata';
 import {
@@ -108,6 +110,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const where = platformOptionsFromEnv(io.env, io.cwd, values['data-dir']);
     platform = await openPlatform({
       ...where,
+      newDataDirTemplate: await pgliteTemplate(),
       onProgress: (step) =>
         progress.begin(
           step === 'start' ? `starting the embedded database (PGlite) at ${where.dataDir}` : step === 'migrate' ? 'preparing the bvl schema' : 'connecting',
@@ -169,6 +172,18 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   } finally {
     await platform.close().catch(() => {});
   }
+}
+
+/**
+ * The initialized PGlite data dir the build ships (dist/pglite-template.tgz), or undefined (a new
+ * folder then runs initdb). Looked up beside the bundle and, from the sources (tests), in dist/.
+ */
+async function pgliteTemplate(): Promise<Blob | undefined> {
+  for (const rel of ['../pglite-template.tgz', '../../dist/pglite-template.tgz']) {
+    const file = new URL(rel, import.meta.url);
+    if (existsSync(file)) return new Blob([await readFile(file)]);
+  }
+  return undefined;
 }
 
 /** The pretty footer: outcome, seeds, probe counts (a plane that probed nothing says why). */
