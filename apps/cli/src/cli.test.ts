@@ -40,6 +40,24 @@ describe('bvl --help', () => {
     expect((await run(EXAMPLE, ['help', name])).out.startsWith(`usage: bvl ${name}`)).toBe(true);
   });
 
+  it('loads no npm package before a command runs (the built main.js and the chunks it imports statically)', () => {
+    const dist = join(import.meta.dirname, '../dist');
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(join(dist, file), 'utf8');
+      for (const [, spec] of text.matchAll(/^(?:import|export)\b[^;]*?from\s*"([^"]+)"/gms)) {
+        if (spec!.startsWith('./') || spec!.startsWith('../')) walk(join(file, '..', spec!));
+        else if (!spec!.startsWith('node:')) packages.add(spec!);
+      }
+    };
+    walk('main.js');
+    expect([...packages]).toEqual([]);
+    expect(seen.size).toBeLessThan(6);
+  });
+
   it('bvl with no command prints the usage on stderr and exits 2', async () => {
     const r = await run(EXAMPLE, []);
     expect(r.code).toBe(2);

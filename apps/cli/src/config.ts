@@ -28,8 +28,8 @@ const SETTINGS = ['error', 'warning', 'off'] as const;
 /** The config file for an input: `explicit` if given, else the nearest bvl.config.json from the input upward. */
 export function findConfig(cwd: string, input: string, explicit?: string): string | undefined {
   if (explicit) return resolve(cwd, explicit);
-  if (input === '-') return undefined;
-  let at = resolve(cwd, input);
+  // A stack on standard input is looked up from the current folder.
+  let at = input === '-' ? resolve(cwd) : resolve(cwd, input);
   if (!existsSync(at) || !statSync(at).isDirectory()) at = dirname(at);
   for (;;) {
     const file = join(at, CONFIG_FILE);

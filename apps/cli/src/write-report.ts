@@ -38,7 +38,8 @@ export function writeReport<R extends { readonly issues: readonly BuildIssue[] }
   footer: readonly string[],
 ): void {
   const notices = options.notices ?? [];
-  for (const n of notices) io.stderr(`bvl: warning: ${noticeLine(n)}\n`);
+  // GitHub annotations carry the notices themselves; every other format says them on stderr.
+  if (options.format !== 'github') for (const n of notices) io.stderr(`bvl: warning: ${noticeLine(n)}\n`);
   const toFile = options.output !== undefined;
   const color = !toFile && wantsColor(io.env, io.isTty);
   let text: string;
@@ -56,7 +57,7 @@ export function writeReport<R extends { readonly issues: readonly BuildIssue[] }
     text = `${JSON.stringify(log, null, 2)}\n`;
   } else if (options.format === 'github') {
     const repo = repoPaths(io.cwd);
-    text = `${formatGithub(report.issues, { relativePath: (f) => repo.relative(f) })}${summaryLine(report.issues)}\n${footer.join('\n')}\n`;
+    text = `${formatGithub(report.issues, { relativePath: (f) => repo.relative(f), notices: notices.map(noticeLine) })}${summaryLine(report.issues)}\n${footer.join('\n')}\n`;
   } else {
     const pre = options.preamble?.length ? `${options.preamble.join('\n')}\n` : '';
     text = `${pre}${formatPretty(report.issues, { color, ...(options.all ? {} : { max: PRETTY_MAX }) })}${footer.join('\n')}\n`;

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BASELINE_FILE, makeBaseline } from '../baseline.ts';
-import { checkInputs, configFor, readInputs } from '../check-input.ts';
+import { checkInputs, configFor, noticeLine, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { commandNamed } from '../command-table.ts';
 import { oneStackArg, parseCommandArgs } from '../parse-args.ts';
@@ -21,7 +21,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const config = configFor(io, stack, values.config);
   const inputs = await readInputs(io, stack, values.drafts);
   const { issues, notices } = checkInputs(io, inputs, { layers: parseLayers(values.layers) }, config);
-  for (const n of notices) io.stderr(`bvl: warning: ${n.message}\n`);
+  for (const n of notices) io.stderr(`bvl: warning: ${noticeLine(n)}\n`);
   const file = values.output ?? BASELINE_FILE;
   const baseline = makeBaseline(issues);
   writeFileSync(resolve(io.cwd, file), `${JSON.stringify(baseline, null, 2)}\n`);

@@ -156,7 +156,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       `${unsafeLeft} remaining issue${unsafeLeft === 1 ? ' has' : 's have'} a best-guess fix: bvl fix --unsafe applies ${unsafeLeft === 1 ? 'it' : 'them'} (review the diff)`,
     );
   if (lines.length) lines.push('');
-  lines.push(remaining.length ? 'remaining issues:' : 'remaining issues: none');
+  if (remaining.length) lines.push('remaining issues:');
   writeReport(
     io,
     { command: 'fix', format: 'pretty', output: values.output, all: values.all, notices: last.notices, preamble: lines },
