@@ -2,7 +2,7 @@
 // their TypeScript sources into dist/ (ESM, one chunk per lazily loaded command), while npm
 // dependencies stay external and are installed from this package's `dependencies`. `verify` never
 // loads a database driver: `publish` and the other heavy commands are separate chunks.
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 const here = new URL('.', import.meta.url);
@@ -50,3 +50,19 @@ if (missing.length > 0) {
   process.exit(1);
 }
 await writeFile(new URL('dist/externals.json', here), `${JSON.stringify([...imported].sort(), null, 2)}\n`);
+
+// A freshly initialized PGlite data dir, dumped once per PGlite version (cached under
+// node_modules/.cache) and shipped in dist/: `bvl publish` starts a new data folder from it instead
+// of running PGlite's initdb, which takes seconds and most of the first run's peak memory.
+const pglite = JSON.parse(await readFile(new URL('../../node_modules/@electric-sql/pglite/package.json', here), 'utf8')).version;
+const cacheDir = new URL('../../node_modules/.cache/bvl/', here);
+const cached = new URL(`pglite-template-${pglite}.tgz`, cacheDir);
+if (!(await stat(cached).catch(() => undefined))) {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const lite = await PGlite.create();
+  const dump = await lite.dumpDataDir('gzip');
+  await lite.close();
+  await mkdir(cacheDir, { recursive: true });
+  await writeFile(cached, Buffer.from(await dump.arrayBuffer()));
+}
+await copyFile(cached, new URL('dist/pglite-template.tgz', here));

@@ -1,42 +1,62 @@
 import manifest from '../package.json' with { type: 'json' };
 import { type CliIo, EXIT } from './cli-io.ts';
-import { UsageError } from './parse-args.ts';
-import { PUBLISH_USAGE, VERIFY_USAGE } from './usage.ts';
+import { COMMANDS, commandNamed } from './command-table.ts';
+import { UsageError } from './usage-error.ts';
 
-/** Top-level usage. */
-export const USAGE = `bvl — Build Verification Loop for metadata-driven apps
+/** Top-level usage: every command of the table with its summary. */
+export const USAGE = `bvl — Build Verification Loop for metadata-driven apps (ObjectStack stacks)
 
-  ${VERIFY_USAGE.replace('usage: ', '')}
-  ${PUBLISH_USAGE.replace('usage: ', '')}
+usage: bvl <command> [options]
 
+${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
+
+bvl <command> --help shows a command's options. bvl --version prints the version.
 Exit codes: 0 no error, 1 errors found, 2 could not run.`;
 
-type Command = (argv: string[], io: CliIo) => Promise<number>;
-
-async function loadCommand(name: string): Promise<Command | undefined> {
-  if (name === 'verify') return (await import('./commands/verify.ts')).verifyCommand;
-  if (name === 'publish') return (await import('./commands/publish.ts')).publishCommand;
-  return undefined;
-}
+const wantsHelp = (argv: readonly string[]): boolean => {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+};
 
 /** Runs the CLI; returns the exit code. Anything unexpected is one clear line on stderr and exit 2. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(`${USAGE}\n`);
-    return name === undefined ? EXIT.cannotRun : EXIT.clean;
+  if (name === undefined) {
+    io.stderr(`${USAGE}\n`);
+    return EXIT.cannotRun;
   }
-  if (name === '--version') {
+  if (name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    const entry = topic ? commandNamed(topic) : undefined;
+    io.stdout(`${entry ? entry.usage : USAGE}\n`);
+    return EXIT.clean;
+  }
+  if (name === '--version' || name === '-v') {
     io.stdout(`${manifest.version}\n`);
     return EXIT.clean;
   }
   try {
-    const command = await loadCommand(name);
-    if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; try "bvl --help"`);
-    return await command(rest, io);
+    const entry = commandNamed(name);
+    if (!entry) {
+      // Loaded only on this error path: main must stay free of the packages the commands use.
+      const { didYouMean } = await import('@bvl/metadata');
+      const near = didYouMean(
+        name,
+        COMMANDS.map((c) => c.name),
+        1,
+      );
+      throw new UsageError(`unknown command ${JSON.stringify(name)}${near.length ? `; did you mean "bvl ${near[0]}"?` : ''} (bvl --help lists the commands)`);
+    }
+    if (wantsHelp(rest)) {
+      io.stdout(`${entry.usage}\n`);
+      return EXIT.clean;
+    }
+    const run = await entry.load();
+    return await run(rest, io);
   } catch (e) {
-    // SourceError is matched by name: importing @bvl/metadata here would load it for `bvl --help` too.
-    if (e instanceof UsageError || (e as Error)?.name === 'SourceError') io.stderr(`bvl: ${(e as Error).message}\n`);
+    // Matched by name: importing @bvl/metadata's SourceError here would load it for `bvl --help` too.
+    const known = ['UsageError', 'SourceError', 'ConfigError'].includes((e as Error)?.name);
+    if (known) io.stderr(`bvl: ${(e as Error).message}\n`);
     else io.stderr(`bvl: could not run: ${(e as Error)?.message ?? String(e)}\n`);
     return EXIT.cannotRun;
   }

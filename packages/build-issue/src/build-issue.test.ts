@@ -3,7 +3,6 @@ import { type BuildIssue, BuildIssueSchema } from './build-issue.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { fingerprint } from './fingerprint.ts';
 import { formatPretty } from './format-pretty.ts';
-import { formatSarif } from './format-sarif.ts';
 import { makeIssue } from './make-issue.ts';
 import { sortIssues } from './sort-issues.ts';
 
@@ -94,31 +93,44 @@ describe('sortIssues', () => {
   });
 });
 
-describe('formatters', () => {
-  it('pretty names artifact, member, code, draft flag and the summary', () => {
-    const text = formatPretty([issue({ ref: { type: 'dashboard', name: 'd', member: 'w1' }, draft: true, suggestions: ['total'] })]);
-    expect(text).toContain('dashboard d › w1');
-    expect(text).toContain('unknown_measure (graph, draft)');
-    expect(text).toContain('did you mean: total');
-    expect(text.trim().endsWith('1 error, 0 warnings')).toBe(true);
+describe('formatPretty', () => {
+  const located = (line: number, over: Partial<BuildIssue> = {}): BuildIssue =>
+    issue({ location: { file: 'app/dashboards/d.json', pointer: `/widgets/${line}`, line, column: 3 }, ...over });
+  it('groups by file and artifact, with file:line:column, the fix and suggestions once, and a per-layer summary', () => {
+    const text = formatPretty([
+      located(9, { ref: { type: 'dashboard', name: 'd', member: 'w1' }, draft: true, suggestions: ['total'], fix: 'Use "total".' }),
+      located(4, { message: 'm. Did you mean "x"?', suggestions: ['x'] }),
+      issue({ layer: 'runtime', code: 'empty_query', artifact: { type: 'seed', name: 's' } }),
+      located(2, { severity: 'warning', layer: 'render', code: 'count_only_table', patch: [{ op: 'remove', path: '/widgets/2' }], fixSafety: 'safe' }),
+    ]);
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('app/dashboards/d.json');
+    expect(lines[1]).toBe('  dashboard d (draft)');
+    expect(lines.filter((l) => /^ {4}\S/.test(l)).map((l) => l.trim())).toEqual([
+      'warning count_only_table  app/dashboards/d.json:2:3',
+      'error unknown_measure  app/dashboards/d.json:4:3',
+      'error unknown_measure › w1  app/dashboards/d.json:9:3',
+      'error empty_query',
+    ]);
+    expect(text).not.toContain('did you mean: x');
+    expect(text).toContain('      did you mean: total');
+    expect(text).toContain('not read from a file\n  seed s');
+    expect(lines.slice(-4)).toEqual([
+      '✖ 3 errors, 1 warning',
+      '  by layer: graph 2 errors · render 1 warning · runtime 1 error',
+      '  1 fixable with `bvl fix`',
+      '',
+    ]);
     expect(formatPretty([])).toBe('no issues\n');
   });
 
-  it('SARIF 2.1.0: ruleId = code, level from severity, logical + physical location, fingerprints', () => {
-    const log = formatSarif([issue(), issue({ severity: 'warning', code: 'count_only_table', layer: 'render', path: '/widgets/0' })], {
-      locate: (a) => (a.type === 'dashboard' ? 'app/dashboards/d.json' : undefined),
-    }) as any;
-    expect(log.version).toBe('2.1.0');
-    const run = log.runs[0];
-    expect(run.tool.driver.rules.map((r: any) => r.id)).toEqual(['count_only_table', 'unknown_measure']);
-    expect(run.results.map((r: any) => [r.ruleId, r.level, r.ruleIndex])).toEqual([
-      ['unknown_measure', 'error', 1],
-      ['count_only_table', 'warning', 0],
-    ]);
-    expect(run.results[1].locations[0]).toEqual({
-      physicalLocation: { artifactLocation: { uri: 'app/dashboards/d.json' } },
-      logicalLocations: [{ name: 'd', fullyQualifiedName: 'dashboard/d/widgets/0', kind: 'dashboard' }],
-    });
-    expect(run.results[0].partialFingerprints['bvl/v1']).toMatch(/^[0-9a-f]{16}$/);
+  it('caps what it prints, errors first, and counts the rest; colours only when asked', () => {
+    const many = Array.from({ length: 30 }, (_, i) => located(i + 1, i % 2 ? { severity: 'warning', code: 'count_only_table', layer: 'render' } : {}));
+    const text = formatPretty(many, { max: 10 });
+    expect(text.match(/^ {4}(error|warning)/gm)).toHaveLength(10);
+    expect(text.match(/^ {4}warning/gm)).toBeNull();
+    expect(text).toContain('… and 20 more issues (5 errors) not shown');
+    expect(text).not.toContain('\u001b[');
+    expect(formatPretty(many, { color: true })).toContain('\u001b[31m');
   });
 });

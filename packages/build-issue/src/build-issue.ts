@@ -31,8 +31,26 @@ export const ArtifactRefSchema = z.object({ type: z.string().min(1), name: z.str
 export type ArtifactRef = z.infer<typeof ArtifactRefSchema>;
 
 /**
+ * Where an issue sits in the file its artifact was read from: the file, an RFC 6901 pointer into
+ * *that file* (the artifact's place in it plus the issue's `path`), the 1-based line and column
+ * (UTF-16 code units) of that member — or of its deepest existing ancestor when the member is
+ * absent — and the issue's `patch` rewritten to the file's coordinates.
+ */
+export const IssueLocationSchema = z.object({
+  file: z.string().min(1),
+  pointer: z.string().refine((p) => p === '' || p.startsWith('/'), 'pointer must be an RFC 6901 JSON pointer'),
+  line: z.number().int().min(1).optional(),
+  column: z.number().int().min(1).optional(),
+  endLine: z.number().int().min(1).optional(),
+  endColumn: z.number().int().min(1).optional(),
+  patch: z.array(JsonPatchOpSchema).min(1).optional(),
+});
+export type IssueLocation = z.infer<typeof IssueLocationSchema>;
+
+/**
  * The one issue every layer emits. The first seven fields are exactly ObjectStack ADR-0038's
- * BuildIssue; `path`, `draft`, `suggestions`, `patch` and its `fixSafety` are additive extensions.
+ * BuildIssue; `path`, `draft`, `suggestions`, `patch` and its `fixSafety`, and `location` are additive
+ * extensions.
  */
 export const BuildIssueSchema = z
   .object({
@@ -51,6 +69,7 @@ export const BuildIssueSchema = z
     suggestions: z.array(z.string()).optional(),
     patch: z.array(JsonPatchOpSchema).min(1).optional(),
     fixSafety: z.enum(FIX_SAFETIES).optional(),
+    location: IssueLocationSchema.optional(),
   })
   .refine((i) => (i.patch === undefined) === (i.fixSafety === undefined), { message: 'fixSafety is given exactly when a patch is', path: ['fixSafety'] });
 export type BuildIssue = z.infer<typeof BuildIssueSchema>;

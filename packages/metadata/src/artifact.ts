@@ -38,6 +38,21 @@ export interface RawArtifact {
 export interface ArtifactSet {
   readonly artifacts: RawArtifact[];
   readonly problems: LoadProblem[];
+  /**
+   * Things bvl did not read, said as warnings rather than kept silent: a stack with no artifacts, a
+   * folder or file bvl does not read, a navigation item of a type bvl does not know. Never issues.
+   */
+  readonly notices?: readonly SourceNotice[] | undefined;
+  /** The text of every file read, by the name its artifacts' `source.file` carries (for locations and `bvl fix`). */
+  readonly texts?: ReadonlyMap<string, string> | undefined;
+}
+
+/** Something bvl did not read, and where. */
+export interface SourceNotice {
+  readonly message: string;
+  readonly file?: string | undefined;
+  /** RFC 6901 pointer into `file`, when the notice is about a member of it. */
+  readonly pointer?: string | undefined;
 }
 
 /** A load-time problem, turned into a BuildIssue by buildGraph. */

@@ -1,5 +1,7 @@
-import { type ArtifactSet, type ArtifactSource, type ArtifactType, artifactKey, type LoadProblem, type RawArtifact } from './artifact.ts';
+import { type ArtifactSet, type ArtifactSource, type ArtifactType, artifactKey, type LoadProblem, type RawArtifact, type SourceNotice } from './artifact.ts';
+import { didYouMean } from './edit-distance.ts';
 import { childPointer, pointer } from './json-pointer.ts';
+import { navTypeNotices } from './nav-type-notices.ts';
 
 /** Deepest nesting a body may have; deeper bodies are refused as invalid (and never recursed into). */
 export const MAX_DEPTH = 64;
@@ -15,6 +17,49 @@ export const STACK_KEYS: ReadonlyArray<readonly [string, ArtifactType]> = [
   ['reports', 'report'],
   ['pages', 'page'],
 ];
+
+/**
+ * ObjectStack stack keys bvl does not read (they hold nothing the layers check): not a typo of a
+ * read key, however close (`apis` is not `apps`, `datasources` is not `data`).
+ */
+export const UNREAD_STACK_KEYS: ReadonlySet<string> = new Set([
+  'actions',
+  'agents',
+  'analyticsCubes',
+  'apis',
+  'approvals',
+  'books',
+  'capabilities',
+  'connectors',
+  'datasources',
+  'description',
+  'devPlugins',
+  'emailTemplates',
+  'flows',
+  'functions',
+  'hooks',
+  'i18n',
+  'jobs',
+  'label',
+  'manifest',
+  'mappings',
+  'name',
+  'namespace',
+  'objectExtensions',
+  'permissions',
+  'plugins',
+  'policies',
+  'positions',
+  'ragPipelines',
+  'requires',
+  'roles',
+  'sharingRules',
+  'themes',
+  'translations',
+  'version',
+  'webhooks',
+  'workflows',
+]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
@@ -81,6 +126,7 @@ export interface CollectOptions {
 export class ArtifactCollector {
   readonly artifacts: RawArtifact[] = [];
   readonly problems: LoadProblem[] = [];
+  readonly notices: SourceNotice[] = [];
   private readonly seen = new Map<string, RawArtifact>();
   private readonly seedCount = new Map<string, number>();
 
@@ -138,6 +184,7 @@ export class ArtifactCollector {
     }
     const name = str(body.name) ?? fallbackName;
     this.push({ type, name, body, source, draft: this.draft });
+    if (type === 'app') this.notices.push(...navTypeNotices(name, body, source));
     // An object may declare list views itself (ObjectSchema `listViews`); they are views like any other.
     if (type === 'object' && isRecord(body.listViews)) {
       for (const [key, config] of Object.entries(body.listViews)) {
@@ -161,7 +208,9 @@ export class ArtifactCollector {
 
   /** The collected set. */
   result(): ArtifactSet {
-    return { artifacts: this.artifacts, problems: this.problems };
+    return this.notices.length > 0
+      ? { artifacts: this.artifacts, problems: this.problems, notices: this.notices }
+      : { artifacts: this.artifacts, problems: this.problems };
   }
 
   private addView(body: Record<string, unknown>, source: ArtifactSource, fallbackName: string): void {
@@ -341,6 +390,15 @@ export function collectStack(doc: unknown, options: CollectOptions = {}): Artifa
     }
     list.forEach((body, i) => c.add(type, body, { file, pointer: pointer(key, i) }, `${key}[${i}]`));
   }
+  const read = STACK_KEYS.map(([k]) => k);
+  for (const key of Object.keys(doc)) {
+    if (read.includes(key) || UNREAD_STACK_KEYS.has(key)) continue;
+    const near = didYouMean(key, read, 1);
+    if (near.length > 0)
+      c.notices.push({ file, pointer: pointer(key), message: `The stack's "${key}" is not read (did you mean "${near[0]}"?); what it holds is not checked.` });
+  }
+  if (c.artifacts.length === 0 && c.problems.length === 0)
+    c.notices.push({ file, message: `${file ?? 'The stack'} holds no artifacts bvl reads (${read.join(', ')}); nothing was checked.` });
   return c.result();
 }
 
@@ -395,6 +453,11 @@ export function collectFolder(files: readonly FolderFile[], options: { readonly 
     if (Array.isArray(body)) body.forEach((b, i) => c.add(type, b, { file, pointer: pointer(i) }, `${stem}[${i}]`));
     else c.add(type, body, { file, pointer: '' }, stem);
   }
+  if (c.artifacts.length === 0 && c.problems.length === 0)
+    c.notices.push({
+      file: options.root,
+      message: `${options.root ?? 'The folder'} holds no artifact files (*.json under ${Object.keys(FOLDER_DIRS).join('/, ')}/); nothing was checked.`,
+    });
   return c.result();
 }
 

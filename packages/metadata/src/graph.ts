@@ -1,6 +1,7 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
 import { z } from 'zod';
 import { type ArtifactSet, type ArtifactSource, artifactKey, type RawArtifact } from './artifact.ts';
+import { describeSchemaProblem } from './describe-schema-problem.ts';
 import { childPointer, pointer } from './json-pointer.ts';
 import { PLATFORM_OBJECTS } from './platform-objects.ts';
 import {
@@ -145,7 +146,7 @@ const zodMessage = (error: z.ZodError): { message: string; path: Array<string | 
   const first = error.issues[0];
   const path = (first?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p));
   const rest = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})` : '';
-  return { message: `${first?.message ?? 'invalid'}${rest}`, path };
+  return { message: `${first ? describeSchemaProblem(first) : 'is invalid'}${rest}`, path };
 };
 
 /**
@@ -312,7 +313,7 @@ class GraphBuilder {
         artifact: { type: a.type, name: a.name },
         ...(member ? { ref: { type: a.type, name: a.name, member } } : {}),
         message: `${cap(a.type)} "${a.name}"${member ? ` (${member})` : ''} fails its schema${where}: ${message}.`,
-        fix: `Correct the ${a.type} body${where}; see objectstack-format.md for the ${a.type} shape.`,
+        fix: `Correct the ${a.type} body${where} to the ObjectStack ${a.type} shape.`,
         path: prefix + pointer(...path),
         draft: a.draft,
       }),

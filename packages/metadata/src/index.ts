@@ -1,4 +1,13 @@
-export { ARTIFACT_TYPES, type ArtifactSet, type ArtifactSource, type ArtifactType, artifactKey, type LoadProblem, type RawArtifact } from './artifact.ts';
+export {
+  ARTIFACT_TYPES,
+  type ArtifactSet,
+  type ArtifactSource,
+  type ArtifactType,
+  artifactKey,
+  type LoadProblem,
+  type RawArtifact,
+  type SourceNotice,
+} from './artifact.ts';
 export {
   type CollectOptions,
   collectFolder,
@@ -11,7 +20,9 @@ export {
   MAX_DEPTH,
   STACK_KEYS,
 } from './collect-artifacts.ts';
+export { describeSchemaProblem } from './describe-schema-problem.ts';
 export { clearWinner, didYouMean, editDistance } from './edit-distance.ts';
+export { findJsonPositions, type JsonPosition, type PointerPosition } from './find-json-positions.ts';
 export {
   type AppNode,
   allFieldNames,
@@ -38,8 +49,10 @@ export {
   type WidgetNode,
 } from './graph.ts';
 export { childPointer, pointer } from './json-pointer.ts';
+export { type DocumentPlace, documentOf, type LocatedNotice, locateIssues, locateNotices, rebasePatch } from './locate-issues.ts';
+export { NAV_ITEM_TYPES } from './nav-type-notices.ts';
 export { PLATFORM_OBJECTS } from './platform-objects.ts';
-export { MAX_FILE_BYTES, readSource, SourceError } from './read-source.ts';
+export { MAX_FILE_BYTES, type ReadSourceOptions, readSource, SourceError, STDIN_NAME } from './read-source.ts';
 export * from './schemas.ts';
 export { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
 export {

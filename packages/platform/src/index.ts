@@ -25,6 +25,7 @@ export {
 } from './identifier.ts';
 export { naturalKeyOf } from './natural-key.ts';
 export {
+  DATA_DIR_ENV,
   DATA_DIR_LOCK,
   DEFAULT_MAX_CONNECTIONS,
   dumpPglite,

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE } from '../test/test-platform.ts';
-import { DATA_DIR_LOCK, openPlatform } from './open-platform.ts';
+import { DATA_DIR_LOCK, openPlatform, platformOptionsFromEnv } from './open-platform.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -64,5 +64,15 @@ describe.runIf(ENGINE === 'postgres')('openPlatform on PostgreSQL', () => {
       await admin.end();
       await platform.close();
     }
+  });
+});
+
+describe('platformOptionsFromEnv', () => {
+  it('takes DATABASE_URL first, then the --data-dir flag, then BVL_DATA_DIR, then <cwd>/.bvl/data', () => {
+    expect(platformOptionsFromEnv({ DATABASE_URL: 'postgres://x/y', BVL_DATA_DIR: 'd' }, '/w', 'f')).toEqual({ databaseUrl: 'postgres://x/y' });
+    expect(platformOptionsFromEnv({ BVL_DATA_DIR: 'env-dir' }, '/w', 'flag-dir')).toEqual({ dataDir: '/w/flag-dir' });
+    expect(platformOptionsFromEnv({ BVL_DATA_DIR: 'env-dir' }, '/w')).toEqual({ dataDir: '/w/env-dir' });
+    expect(platformOptionsFromEnv({ BVL_DATA_DIR: '/abs/dir' }, '/w')).toEqual({ dataDir: '/abs/dir' });
+    expect(platformOptionsFromEnv({}, '/w')).toEqual({ dataDir: '/w/.bvl/data' });
   });
 });

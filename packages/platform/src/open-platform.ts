@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -15,10 +16,17 @@ export interface PlatformOptions {
   readonly dataDir?: string | 'memory' | undefined;
   /** A PGlite data-dir dump to start from (tests start from one migrated dump). */
   readonly loadDataDir?: Blob | undefined;
+  /**
+   * A dump of a freshly initialized PGlite data dir, used only when `dataDir` holds no database yet:
+   * starting from it skips PGlite's initdb, which takes seconds and most of a new folder's peak memory.
+   */
+  readonly newDataDirTemplate?: Blob | undefined;
   /** The clock (default: the system clock). */
   readonly now?: (() => Date) | undefined;
   /** Pool size for PostgreSQL; probes run at most this many queries at once. */
   readonly maxConnections?: number | undefined;
+  /** Told when a slow step starts (PGlite's start takes seconds on a new folder), so a CLI can show it. */
+  readonly onProgress?: ((step: 'connect' | 'start' | 'migrate') => void) | undefined;
 }
 
 /** An open platform: the context every platform function takes, plus `close`. */
@@ -33,10 +41,22 @@ const LITE = Symbol('pglite');
 /** Default connection pool size on PostgreSQL. */
 export const DEFAULT_MAX_CONNECTIONS = 8;
 
-/** The options `bvl` derives from its environment: DATABASE_URL, else PGlite under `<cwd>/.bvl/data`. */
-export function platformOptionsFromEnv(env: Readonly<Record<string, string | undefined>>, cwd: string): PlatformOptions {
+/** The environment variable that moves the embedded database's folder (the `--data-dir` flag wins over it). */
+export const DATA_DIR_ENV = 'BVL_DATA_DIR';
+
+/**
+ * The options `bvl` derives from its environment: DATABASE_URL, else PGlite in `dataDir` (a flag),
+ * else in $BVL_DATA_DIR, else in `<cwd>/.bvl/data` — relative folders against `cwd`.
+ */
+export function platformOptionsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  dataDir?: string,
+): PlatformOptions & { dataDir?: string } {
   const url = env.DATABASE_URL?.trim();
-  return url ? { databaseUrl: url } : { dataDir: join(cwd, '.bvl', 'data') };
+  if (url) return { databaseUrl: url };
+  const dir = dataDir?.trim() || env[DATA_DIR_ENV]?.trim();
+  return { dataDir: dir ? resolve(cwd, dir) : join(cwd, '.bvl', 'data') };
 }
 
 /**
@@ -62,6 +82,7 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
     const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool }) });
     const location = redact(options.databaseUrl);
     try {
+      options.onProgress?.('migrate');
       await migrateToLatest(db);
     } catch (e) {
       await db.destroy().catch(() => {});
@@ -75,7 +96,10 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   const unlock = dir === 'memory' ? async () => {} : await lockDataDir(dir);
   let lite: PGlite;
   try {
-    lite = await PGlite.create(dir === 'memory' ? undefined : dir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
+    options.onProgress?.('start');
+    const fresh = dir !== 'memory' && !existsSync(join(dir, 'PG_VERSION'));
+    const loadDataDir = options.loadDataDir ?? (fresh ? options.newDataDirTemplate : undefined);
+    lite = await PGlite.create(dir === 'memory' ? undefined : dir, loadDataDir ? { loadDataDir } : {});
   } catch (e) {
     await unlock();
     throw new Error(`cannot open PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
@@ -84,6 +108,7 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   try {
     // One session for the whole instance: UTC, for the same reason as on PostgreSQL.
     await lite.exec(`set timezone to 'UTC'`);
+    options.onProgress?.('migrate');
     await migrateToLatest(db);
   } catch (e) {
     await db.destroy().catch(() => {});

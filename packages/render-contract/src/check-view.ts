@@ -36,7 +36,7 @@ export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegis
     // Patch to the near-miss only when its block is there; otherwise the patch would trade this issue for layout_without_binding.
     const value =
       winner && winnerEntry && (!needsBinding(registry, winnerEntry.component) || isRecord(body[winnerEntry.block ?? ''])) ? winner : family.default;
-    const why = type === 'list' && view.kind === 'list' ? ' ("list" is a viewKind, not a list view type: ADR-0038 incident #6)' : '';
+    const why = type === 'list' && view.kind === 'list' ? ' ("list" is a viewKind, not a list view type)' : '';
     issues.push(
       makeIssue({
         code: 'typeless_schema',

@@ -31,6 +31,8 @@ export interface PublishBuildInput extends PackageScope {
    * replaces the package's drafts with its files here, so a concurrent run cannot publish them.
    */
   readonly prepare?: ((pinned: PlatformContext) => Promise<void>) | undefined;
+  /** Told as each long step starts (a CLI shows progress with it). */
+  readonly onStep?: ((step: 'publish' | 'probe') => void) | undefined;
 }
 
 /** The L3 report as stored and returned: counts per plane (its issues travel in `issues`), and rows seeded. */
@@ -70,6 +72,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
   let state = input.session !== undefined ? await loadSession(ctx, scope, input.session) : null;
   if (state) await addUsage(ctx, state.view.id, input.usage);
   const options = { ...(input.dropData ? { dropData: true } : {}), ...(input.env ? { env: input.env } : {}) };
+  input.onStep?.('publish');
   const result = await withPackageLock(ctx, scope, async (pinned) => {
     await input.prepare?.(pinned);
     return publishPackage(pinned, scope, options);
@@ -88,6 +91,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     };
   }
   // The platform's engine is checked against runtime-probes' port here, where both meet.
+  input.onStep?.('probe');
   const engine: ProbeEngine = createProbeEngine(ctx, { tenant: scope.tenant, graph: result.graph });
   const { issues: probeIssues, ...report } = await runProbes({
     engine,

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../cli-io.ts';
 import { recordingIo } from '../test-io.ts';
-import { publishCommand } from './publish.ts';
+import { run as publishCommand } from './publish.ts';
 
 // Runs on PGlite under a temporary cwd (<cwd>/.bvl/data), or on PostgreSQL when DATABASE_URL is
 // set. Every test publishes into its own tenant, so parallel runs never share tables.
@@ -205,6 +205,32 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     }
   });
 
+  it.skipIf(Boolean(env.DATABASE_URL))(
+    'embedded database: --data-dir places it, progress names each long step, runtime issues point into the file',
+    async () => {
+      const dataDir = join(cwd, `data-${randomBytes(3).toString('hex')}`);
+      const file = await stackFile({ objects: OBJECTS, data: [{ object: 'exp', externalId: 'title', records: [{ title: 'x', amount: 'abc' }] }] });
+      const io = recordingIo(cwd, { BVL_PROGRESS: '1', BVL_DATA_DIR: join(cwd, 'not-this-one') });
+      const r = await publish([file, '--data-dir', dataDir, '--tenant', tenant(), '--format', 'json'], io);
+      expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+      expect(existsSync(join(cwd, 'not-this-one'))).toBe(false);
+      expect(
+        io
+          .err()
+          .split('\n')
+          .map((l) => l.replace(/ \(\d+\.\d s\)$/, '')),
+      ).toEqual([
+        `✓ starting the embedded database (PGlite) at ${dataDir}`,
+        '✓ preparing the bvl schema',
+        '✓ publishing 2 artifacts: metadata, tables, seeds',
+        '✓ probing the published app (seeds, views, widgets)',
+        '',
+      ]);
+      const [issue] = r.json().issues;
+      expect(issue).toMatchObject({ code: 'seed_not_applied', location: { file, pointer: '/data/0', line: 1 } });
+    },
+  );
+
   it('prints a pretty summary and SARIF', async () => {
     const t = tenant();
     const pretty = await publish([`${CORPORA}/app-todo.stack.json`, '--tenant', t]);
@@ -263,6 +289,6 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     expect(io.err()).toMatch(/^bvl: .*bad\.json is not valid JSON/);
     const io2 = recordingIo(cwd, env);
     expect(await main(['publish', bad, '--force'], io2)).toBe(EXIT.cannotRun);
-    expect(io2.err()).toMatch(/^bvl: Unknown option '--force'/);
+    expect(io2.err()).toMatch(/^bvl: unknown flag --force for bvl publish/);
   });
 });

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { BuildIssue } from '@bvl/build-issue';
-import { mergeOverlay, readSource } from '@bvl/metadata';
+import { locateIssues, locateNotices, mergeOverlay } from '@bvl/metadata';
 import {
   discardDrafts,
   openPlatform,
@@ -15,9 +17,11 @@ import {
 import type { ProbeReport } from '@bvl/runtime-probes';
 import { verify } from '@bvl/verify';
 import { publishBuild } from '@bvl/verify-build';
+import { checkedLine, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
-import { PUBLISH_USAGE } from '../usage.ts';
+import { commandNamed } from '../command-table.ts';
+import { oneStackArg, parseCommandArgs, parseCount, parseFormat, UsageError } from '../parse-args.ts';
+import { createProgress } from '../progress.ts';
 import { writeReport } from '../write-report.ts';
 
 /** Tenant used when --tenant is absent. */
@@ -48,15 +52,26 @@ interface PublishReport {
  * the package lock — then probe (L3) and report. Exit 0 no error, 1 errors (refused, failed, or
  * runtime errors), 2 could not run (unreadable input, database unreachable).
  */
-export async function publishCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    drafts: { type: 'string' },
-    format: { type: 'string' },
-    tenant: { type: 'string' },
-    package: { type: 'string' },
-  });
-  const stack = oneStackArg(positionals, 'publish', PUBLISH_USAGE);
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    {
+      drafts: { type: 'string' },
+      format: { type: 'string' },
+      tenant: { type: 'string' },
+      package: { type: 'string' },
+      'data-dir': { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      quiet: { type: 'boolean', short: 'q' },
+      'max-warnings': { type: 'string' },
+      all: { type: 'boolean' },
+    },
+    'publish',
+  );
+  const stack = oneStackArg(positionals, 'publish', commandNamed('publish')!.usage);
   const format = parseFormat(values.format);
+  const maxWarnings = parseCount('--max-warnings', values['max-warnings']);
+  const progress = createProgress(io);
   const tenant = values.tenant ?? DEFAULT_TENANT;
   const pkg = values.package ?? DEFAULT_PACKAGE;
   const bad = tenantProblem(tenant)
@@ -67,10 +82,22 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
   if (bad) throw new UsageError(bad);
   const target = { tenant, package: pkg, schema: tenantSchema(tenant) };
 
-  const published = await readSource(stack, { cwd: io.cwd });
-  const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
+  const { published, drafts } = await readInputs(io, stack, values.drafts);
   const files = verify(published, drafts);
-  const print = (report: PublishReport) => writeReport(io, format, report, (a) => files.graph.sourceOf(a.type, a.name)?.file, prettySummary(report));
+  const notices = locateNotices([published, drafts]);
+  // Every issue is placed in the file its artifact came from (runtime issues too: the stored
+  // artifacts are the files' artifacts). --quiet and --max-warnings decide what is shown and the exit.
+  let tooManyWarnings = false;
+  const print = (report: PublishReport) => {
+    const located = locateIssues(report.issues, files.graph, [published, drafts]);
+    const warnings = located.filter((i) => i.severity === 'warning').length;
+    tooManyWarnings = maxWarnings !== undefined && warnings > maxWarnings;
+    const issues = values.quiet ? located.filter((i) => i.severity === 'error') : located;
+    const footer = prettySummary(report);
+    if (tooManyWarnings) footer.push(`✖ ${warnings} warnings, more than --max-warnings ${maxWarnings}`);
+    progress.end();
+    writeReport(io, { command: 'publish', format, output: values.output, all: values.all, notices }, { ...report, issues }, footer);
+  };
   if (!files.publishable) {
     print({ ok: false, outcome: 'refused', issues: files.issues, checked: { ...files.checked }, target });
     return EXIT.errors;
@@ -78,7 +105,16 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
 
   let platform: Platform;
   try {
-    platform = await openPlatform(platformOptionsFromEnv(io.env, io.cwd));
+    const where = platformOptionsFromEnv(io.env, io.cwd, values['data-dir']);
+    platform = await openPlatform({
+      ...where,
+      newDataDirTemplate: await pgliteTemplate(),
+      onProgress: (step) =>
+        progress.begin(
+          step === 'start' ? `starting the embedded database (PGlite) at ${where.dataDir}` : step === 'migrate' ? 'preparing the bvl schema' : 'connecting',
+        ),
+    });
+    progress.end();
   } catch (e) {
     io.stderr(`bvl: cannot open the database: ${(e as Error).message}\n`);
     return EXIT.cannotRun;
@@ -95,7 +131,12 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
         await discardDrafts(pinned, scope).catch(() => 0);
         await stageDrafts(pinned, scope, stage);
       },
+      onStep: (step) =>
+        progress.begin(
+          step === 'publish' ? `publishing ${stage.length} artifacts: metadata, tables, seeds` : 'probing the published app (seeds, views, widgets)',
+        ),
     });
+    progress.end();
     const checked = { ...(result.checked ?? files.checked) };
     if (result.outcome === 'refused') {
       print({ ok: false, outcome: 'refused', issues: result.issues, checked, target: located });
@@ -121,7 +162,7 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
       target: located,
       published: result.items!.length,
     });
-    return result.ok ? EXIT.clean : EXIT.errors;
+    return result.ok && !tooManyWarnings ? EXIT.clean : EXIT.errors;
   } catch (e) {
     // Issues are values; reaching here means the database went away or a bug: one clear line.
     io.stderr(`bvl: could not publish: ${(e as Error)?.message ?? String(e)}\n`);
@@ -129,6 +170,18 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
   } finally {
     await platform.close().catch(() => {});
   }
+}
+
+/**
+ * The initialized PGlite data dir the build ships (dist/pglite-template.tgz), or undefined (a new
+ * folder then runs initdb). Looked up beside the bundle and, from the sources (tests), in dist/.
+ */
+async function pgliteTemplate(): Promise<Blob | undefined> {
+  for (const rel of ['../pglite-template.tgz', '../../dist/pglite-template.tgz']) {
+    const file = new URL(rel, import.meta.url);
+    if (existsSync(file)) return new Blob([await readFile(file)]);
+  }
+  return undefined;
 }
 
 /** The pretty footer: outcome, seeds, probe counts (a plane that probed nothing says why). */
@@ -154,10 +207,6 @@ function prettySummary(r: PublishReport): string[] {
     const skipped = r.probes.skipped.length;
     if (skipped > 0) lines.push(`  ${skipped} skipped (see --format json for each reason)`);
   }
-  lines.push(
-    `checked: ${Object.entries(r.checked)
-      .map(([k, v]) => `${v} ${k}`)
-      .join(', ')}`,
-  );
+  lines.push(checkedLine(r.checked));
   return lines;
 }

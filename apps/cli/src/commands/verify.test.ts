@@ -1,14 +1,20 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BuildIssueSchema } from '@bvl/build-issue';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { main } from '../main.ts';
 import { recordingIo } from '../test-io.ts';
 
 const ROOT = join(import.meta.dirname, '../../../..');
+// The official SARIF 2.1.0 schema, kept with build-issue's SARIF tests (where it came from is noted there).
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validateSarif = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'packages/build-issue/test/sarif-schema-2.1.0.json'), 'utf8')));
 const run = async (...argv: string[]) => {
   const io = recordingIo(ROOT);
   const code = await main(argv, io);
@@ -37,7 +43,7 @@ describe('bvl verify', () => {
     expect(report.issues[0].patch).toEqual([{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }]);
   });
 
-  it('runs L1 + L2 by default: incident #6 is a typeless_schema with a patch that sets a valid type', async () => {
+  it('runs L1 + L2 by default: a view of type "list" is a typeless_schema with a patch that sets a valid type', async () => {
     const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'json');
     const report = JSON.parse(r.out);
     expect(report.checked).toMatchObject({ schemas: 9, compiledDatasets: 1 });
@@ -48,11 +54,38 @@ describe('bvl verify', () => {
     expect(report.issues.map((i: any) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'typeless_schema']);
   });
 
-  it('writes SARIF with the draft file as physical location', async () => {
-    const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'sarif', '--layers', 'graph');
+  it('writes SARIF that the official 2.1.0 schema accepts: file from the repository root, region, rule help', async () => {
+    const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'sarif');
     const log = JSON.parse(r.out);
-    expect(log.version).toBe('2.1.0');
-    expect(log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('examples/expense-tracker/drafts/dashboards/exp_spending.json');
+    expect(validateSarif(log)).toBe(true);
+    const run0 = log.runs[0];
+    expect(run0.results[0].locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: 'examples/expense-tracker/drafts/dashboards/exp_spending.json', uriBaseId: 'SRCROOT' },
+      region: { startLine: 4, startColumn: 110, endLine: 4, endColumn: 118 },
+    });
+    expect(run0.originalUriBaseIds.SRCROOT.uri).toMatch(/^file:\/\/.*\/$/);
+    expect(run0.automationDetails).toEqual({ id: 'bvl/verify/' });
+    const rule = run0.tool.driver.rules.find((x: any) => x.id === 'typeless_schema');
+    expect(rule.help.markdown).toContain('**How to fix.**');
+    expect(rule.helpUri).toMatch(/#typeless_schema$/);
+  });
+
+  it('places every issue in its file: pointer, line and column beside the artifact path, and the patch in file coordinates', async () => {
+    const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'json');
+    const [measure, , view] = JSON.parse(r.out).issues;
+    expect(measure.location).toEqual({
+      file: 'examples/expense-tracker/drafts/dashboards/exp_spending.json',
+      pointer: '/widgets/0/values/0',
+      line: 4,
+      column: 110,
+      endLine: 4,
+      endColumn: 118,
+      patch: [{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }],
+    });
+    expect(view).toMatchObject({
+      path: '/config/type',
+      location: { file: 'examples/expense-tracker/drafts/views/exp_expense_recent.json', pointer: '/config/type', line: 2 },
+    });
   });
 
   it('verifies a stack JSON file (the corpora) clean', async () => {
@@ -64,8 +97,12 @@ describe('bvl verify', () => {
   it.each([
     [['verify'], /missing the stack/],
     [['verify', 'nope.json'], /cannot read nope.json: no such file/],
-    [['verify', 'examples/expense-tracker/app', '--format', 'xml'], /--format must be one of/],
-    [['verify', 'examples/expense-tracker/app', '--bogus'], /Unknown option '--bogus'/],
+    [['verify', 'examples/expense-tracker/app', '--format', 'xml'], /--format takes pretty, json, sarif, github/],
+    [['verify', 'examples/expense-tracker/app', '--bogus'], /unknown flag --bogus for bvl verify/],
+    [['verify', 'examples/expense-tracker/app', '--formt', 'json'], /unknown flag --formt for bvl verify; did you mean --format\?/],
+    [['verify', 'examples/expense-tracker/app', '--format'], /--format needs a value/],
+    [['verfy', 'examples/expense-tracker/app'], /unknown command "verfy"; did you mean "bvl verify"\?/],
+    [['verify', 'examples/expense-tracker/app', '--max-warnings', 'many'], /--max-warnings takes a whole number/],
     [['verify', 'examples/expense-tracker/app', '--layers', 'graph,runtime'], /--layers takes/],
     [['frobnicate'], /unknown command/],
   ])('exits 2 with one clear line: %j', async (argv, message) => {

@@ -1,11 +1,26 @@
-import { readSource } from '@bvl/metadata';
-import { STATIC_LAYERS, type StaticLayer, verify } from '@bvl/verify';
+import { STATIC_LAYERS, type StaticLayer, type VerifyOptions } from '@bvl/verify';
+import { applyBaseline, readBaseline } from '../baseline.ts';
+import { checkedLine, checkInputs, configFor, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
-import { VERIFY_USAGE } from '../usage.ts';
+import { commandNamed } from '../command-table.ts';
+import { oneStackArg, parseCommandArgs, parseCount, parseFormat, UsageError } from '../parse-args.ts';
 import { writeReport } from '../write-report.ts';
 
-function parseLayers(value: string | undefined): Set<StaticLayer> {
+/** The flags of `bvl verify` (the help text is in command-table.ts). */
+export const VERIFY_FLAGS = {
+  drafts: { type: 'string' },
+  layers: { type: 'string' },
+  baseline: { type: 'string' },
+  config: { type: 'string' },
+  format: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  quiet: { type: 'boolean', short: 'q' },
+  'max-warnings': { type: 'string' },
+  all: { type: 'boolean' },
+} as const;
+
+/** `--layers graph,render`. */
+export function parseLayers(value: string | undefined): Set<StaticLayer> {
   if (value === undefined) return new Set(STATIC_LAYERS);
   const layers = value
     .split(',')
@@ -17,22 +32,43 @@ function parseLayers(value: string | undefined): Set<StaticLayer> {
   return new Set(layers as StaticLayer[]);
 }
 
-/** `bvl verify`: L1 + L2 over published ⊕ drafts. Exit 0 clean, 1 errors found, 2 could not run. */
-export async function verifyCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    drafts: { type: 'string' },
-    format: { type: 'string' },
-    layers: { type: 'string' },
-  });
-  const stack = oneStackArg(positionals, 'verify', VERIFY_USAGE);
+/**
+ * `bvl verify`: L1 + L2 over published ⊕ drafts, each issue placed in its file; the config and a
+ * baseline decide what is reported. Exit 0 no error (and warnings within --max-warnings), 1
+ * errors found, 2 could not run.
+ */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, VERIFY_FLAGS, 'verify');
+  const stack = oneStackArg(positionals, 'verify', commandNamed('verify')!.usage);
   const format = parseFormat(values.format);
-  const layers = parseLayers(values.layers);
-  const published = await readSource(stack, { cwd: io.cwd });
-  const drafts = values.drafts !== undefined ? await readSource(values.drafts, { draft: true, cwd: io.cwd }) : undefined;
-  const { graph, issues, checked, publishable: ok } = verify(published, drafts, { layers });
-  const counts = Object.entries(checked)
-    .map(([k, v]) => `${v} ${k}`)
-    .join(', ');
-  writeReport(io, format, { ok, issues, checked }, (a) => graph.sourceOf(a.type, a.name)?.file, [`checked: ${counts}`]);
+  const maxWarnings = parseCount('--max-warnings', values['max-warnings']);
+  // Everything `verify` is asked to do, from the flags, in one place.
+  const verifyOptions: VerifyOptions = { layers: parseLayers(values.layers) };
+  const config = configFor(io, stack, values.config);
+  const known = values.baseline !== undefined ? readBaseline(values.baseline, io.cwd) : undefined;
+
+  const inputs = await readInputs(io, stack, values.drafts);
+  const { verification, issues: configured, notices } = checkInputs(io, inputs, verifyOptions, config);
+  const base = known ? applyBaseline(configured, known) : { issues: configured, hidden: 0, gone: 0 };
+  const issues = values.quiet ? base.issues.filter((i) => i.severity === 'error') : base.issues;
+  const errors = base.issues.filter((i) => i.severity === 'error').length;
+  const warnings = base.issues.length - errors;
+  const tooManyWarnings = maxWarnings !== undefined && warnings > maxWarnings;
+  const ok = errors === 0 && !tooManyWarnings;
+
+  const footer = [checkedLine(verification.checked)];
+  if (config) footer.push(`config: ${config.file}`);
+  if (known) {
+    footer.push(`baseline ${values.baseline}: ${base.hidden} known issue${base.hidden === 1 ? '' : 's'} hidden`);
+    if (base.gone > 0) footer.push(`  ${base.gone} recorded issue${base.gone === 1 ? ' is' : 's are'} gone: bvl baseline rewrites the file without them`);
+  }
+  if (tooManyWarnings) footer.push(`✖ ${warnings} warnings, more than --max-warnings ${maxWarnings}`);
+  const report = {
+    ok,
+    issues,
+    checked: verification.checked,
+    ...(known ? { baseline: { file: values.baseline, hidden: base.hidden, gone: base.gone } } : {}),
+  };
+  writeReport(io, { command: 'verify', format, output: values.output, all: values.all, notices }, report, footer);
   return ok ? EXIT.clean : EXIT.errors;
 }

@@ -21,7 +21,7 @@ export default defineRule({
             code: 'dangling_dataset',
             artifact,
             ref,
-            message: `Widget ${q(w.id)} of dashboard ${q(d.name)} uses the retired inline analytics shape (${legacy.join(', ')}) instead of a dataset, so it renders nothing (ADR-0021; datasets here: ${listing(names)}).`,
+            message: `Widget ${q(w.id)} of dashboard ${q(d.name)} uses the retired inline analytics shape (${legacy.join(', ')}) instead of a dataset, so it renders nothing (datasets here: ${listing(names)}).`,
             fix: `Declare a dataset on the widget's object with the measure and dimension it needs, then set "dataset", "values" and "dimensions" on widget ${q(w.id)} and remove ${legacy.join(', ')}.`,
             path: pointer('widgets', w.index),
           };

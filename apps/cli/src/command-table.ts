@@ -1,0 +1,111 @@
+import type { CliIo } from './cli-io.ts';
+
+/** A command's entry point: its arguments (after the name) and the outside world; returns the exit code. */
+export type CommandRun = (argv: string[], io: CliIo) => Promise<number>;
+
+/** One `bvl` command: its name, a one-line summary, its help text, and how to load it (lazily). */
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  /** The full `bvl <name> --help` text: usage line, then the flags. */
+  readonly usage: string;
+  readonly load: () => Promise<CommandRun>;
+}
+
+const REPORT_FLAGS = `  --format <f>         pretty (default), json, sarif or github
+  -o, --output <file>  write the report to a file instead of standard output
+  -q, --quiet          report errors only, no warnings
+  --max-warnings <n>   exit 1 when there are more than n warnings
+  --all                print every issue (pretty output shows the first 50)
+  -h, --help           show this help`;
+
+const INPUT = `<stack>   a stack JSON file (the defineStack({...}) export), a folder with
+            objects/ views/ dashboards/ datasets/ apps/ seeds/ (reports/ pages/), or - for
+            a stack on standard input`;
+
+/**
+ * Every `bvl` command, in the order `bvl --help` lists them. Adding a command is one entry here
+ * and one module under commands/ exporting `run`; nothing is loaded until the command runs, so
+ * `bvl --help` stays fast.
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'verify',
+    summary: 'check a stack (graph lint + render contract); exit 1 on errors',
+    usage: `usage: bvl verify <stack> [--drafts <stack>] [options]
+
+  ${INPUT}
+  --drafts <stack>     staged drafts, overlaid on the stack (a draft replaces the artifact of its type+name)
+  --layers <list>      graph,render (default both)
+  --baseline <file>    hide the issues recorded in a baseline file (bvl baseline writes one)
+  --config <file>      use this bvl.config.json instead of the one found upward from the stack
+${REPORT_FLAGS}`,
+    load: async () => (await import('./commands/verify.ts')).run,
+  },
+  {
+    name: 'fix',
+    summary: 'apply the safe fixes to the files, again until nothing more is safe to fix',
+    usage: `usage: bvl fix <stack> [--drafts <stack>] [--dry-run] [--unsafe] [options]
+
+  ${INPUT}
+  --drafts <stack>     staged drafts (fixes apply to the file each artifact came from)
+  --dry-run            change no file; print a diff of what would change
+  --unsafe             also apply best-guess fixes (review the diff)
+  --config <file>      use this bvl.config.json instead of the one found upward from the stack
+  --format <f>         pretty (default) or json
+  -o, --output <file>  write the report to a file instead of standard output
+  -h, --help           show this help
+
+Exit codes as bvl verify, for what remains after fixing: 0 no error, 1 errors remain, 2 could not run.`,
+    load: async () => (await import('./commands/fix.ts')).run,
+  },
+  {
+    name: 'publish',
+    summary: 'verify, publish into a database (PGlite or DATABASE_URL), seed and probe',
+    usage: `usage: bvl publish <stack> [--drafts <stack>] [--tenant t] [--package p] [--data-dir <dir>] [options]
+
+  ${INPUT}
+  --drafts <stack>     staged drafts, overlaid on the stack
+  --tenant <t>         the tenant to publish to (default "default")
+  --package <p>        the package the artifacts belong to (default "default")
+  --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
+${REPORT_FLAGS}`,
+    load: async () => (await import('./commands/publish.ts')).run,
+  },
+  {
+    name: 'baseline',
+    summary: 'record the current issues so later runs show only new ones',
+    usage: `usage: bvl baseline <stack> [--drafts <stack>] [-o <file>]
+
+  ${INPUT}
+  --drafts <stack>     staged drafts, overlaid on the stack
+  --layers <list>      graph,render (default both)
+  --config <file>      use this bvl.config.json instead of the one found upward from the stack
+  -o, --output <file>  the baseline file to write (default bvl-baseline.json)
+  -h, --help           show this help
+
+Then: bvl verify <stack> --baseline bvl-baseline.json`,
+    load: async () => (await import('./commands/baseline.ts')).run,
+  },
+  {
+    name: 'rules',
+    summary: 'list every code bvl reports: layer, default severity, what it means',
+    usage: `usage: bvl rules [--format pretty|json]
+
+  --format <f>         pretty (default) or json
+  -h, --help           show this help`,
+    load: async () => (await import('./commands/rules.ts')).run,
+  },
+  {
+    name: 'explain',
+    summary: 'explain one code: what it means, why it breaks the app, an example, the fix',
+    usage: `usage: bvl explain <code>
+
+  <code>               a code from bvl rules, e.g. unknown_measure
+  -h, --help           show this help`,
+    load: async () => (await import('./commands/explain.ts')).run,
+  },
+];
+
+/** The command of that name. */
+export const commandNamed = (name: string): CommandEntry | undefined => COMMANDS.find((c) => c.name === name);

@@ -1,0 +1,218 @@
+import type { IssueCode } from './catalogue.ts';
+
+/** What a code means for the person or agent who meets it: `bvl explain`, SARIF rule help, docs/rules.md. */
+export interface RuleDoc {
+  /** What the finding says, in one or two sentences. */
+  readonly meaning: string;
+  /** What goes wrong in the running app when it is left in. */
+  readonly why: string;
+  /** A small piece of metadata that has the defect (JSON, as it is written in a stack or artifact file). */
+  readonly example: string;
+  /** How to fix it. */
+  readonly fix: string;
+}
+
+/**
+ * Per-code documentation, keyed by catalogue code (every code has an entry: a test and the
+ * `satisfies` below keep them in step). Written for the app's author, in ObjectStack's terms.
+ */
+export const RULE_DOCS = {
+  invalid_artifact: {
+    meaning:
+      'An artifact does not have the shape ObjectStack expects: a required key is missing, a value has the wrong type, a name is not snake_case, or the file is not JSON at all.',
+    why: 'ObjectStack refuses or misreads the artifact when it loads the stack, so what it describes never appears; references to it from elsewhere may still resolve and hide the gap.',
+    example: '{ "name": "Expense Report", "fields": { "amount": { "type": 12 } } }',
+    fix: 'Correct the value at the reported path (the message says what was expected). Names that become tables or columns must be snake_case.',
+  },
+  duplicate_artifact: {
+    meaning: 'Two artifacts of the same type share one name (or two widgets of one dashboard share an id).',
+    why: 'Only one of them is used; the other silently disappears, with whatever it defined.',
+    example: '"dashboards": [ { "name": "spending", … }, { "name": "spending", … } ]',
+    fix: 'Rename one of the two, or merge them into one artifact.',
+  },
+  dangling_object: {
+    meaning: 'A view, dataset, seed or dashboard filter names an object that the stack does not define (or names none).',
+    why: 'The view has nothing to read, the dataset nothing to query, the seed no table to write into: the page or widget is empty or fails.',
+    example: '{ "type": "grid", "data": { "provider": "object", "object": "expnse" } }',
+    fix: 'Point it at an existing object (the message lists them and suggests the closest), or define the missing object.',
+  },
+  dangling_reference: {
+    meaning: 'A lookup, master_detail, tree or user field references an object that does not exist.',
+    why: 'The field has no target table: its picker is empty and the foreign key cannot be created or followed.',
+    example: '"category": { "type": "lookup", "reference": "exp_categroy" }',
+    fix: 'Set `reference` to an existing object name, or define that object.',
+  },
+  unknown_field: {
+    meaning:
+      "Something names a field its object does not have: a view's columns, filter, sort or form sections, a dataset's fields, a seed record's keys, or an object's own nameField/searchableFields.",
+    why: 'The column shows empty, the filter or sort is ignored or fails on the database, the seed value is dropped.',
+    example: '{ "type": "grid", "data": { "object": "exp_expense" }, "columns": ["titel", "amount"] }',
+    fix: 'Use the field name the object declares (the message suggests the closest), or add the field to the object.',
+  },
+  dangling_dataset: {
+    meaning: 'A dashboard widget (or a list view chart) names a dataset that does not exist, or names no dataset at all.',
+    why: 'The widget has no query: it renders empty or as an error box.',
+    example: '{ "id": "budget_left", "type": "metric", "dataset": "exp_budget", "values": ["remaining"] }',
+    fix: 'Point `dataset` at an existing dataset, or define the dataset with the measures the widget asks for.',
+  },
+  unknown_measure: {
+    meaning: "A widget's `values[]` names a measure its dataset does not declare.",
+    why: 'The query has no such aggregate: the widget shows nothing or fails.',
+    example: '{ "id": "total", "type": "metric", "dataset": "exp_expense_metrics", "values": ["amount"] }',
+    fix: 'Use a measure the dataset declares (the message lists them), or add the measure to the dataset.',
+  },
+  unknown_dimension: {
+    meaning: "A widget's `dimensions[]` names a dimension its dataset does not declare.",
+    why: 'The query cannot group by it: the chart has no categories or fails.',
+    example: '{ "id": "by_status", "type": "bar", "dataset": "exp_expense_metrics", "dimensions": ["state"], "values": ["expense_count"] }',
+    fix: 'Use a dimension the dataset declares, or add the dimension to the dataset.',
+  },
+  chart_field_unknown: {
+    meaning: "A chart's axis or series names something that is not among the widget's selected dimensions and measures.",
+    why: 'The chart plots an axis with no data: bars or lines are missing.',
+    example: '"dimensions": ["status"], "values": ["expense_count"], "chartConfig": { "xAxis": { "field": "category" } }',
+    fix: "Name one of the widget's dimensions or measures on the axis, or select the field in the widget.",
+  },
+  dashboard_filter_field_unknown: {
+    meaning: "A dashboard date range or global filter targets a field that a receiving widget's dataset object does not have.",
+    why: 'The filter fails or is ignored on that widget, so it shows unfiltered (wrong) numbers next to filtered ones.',
+    example: '"dateRange": { "field": "spent_on" }  // while a widget reads an object without spent_on',
+    fix: 'Set `filterBindings` on the widget (a field it has, or false to opt out), or filter on a field every receiving object has.',
+  },
+  kanban_group_field_invalid: {
+    meaning:
+      "A kanban view's `groupByField` names a missing field, or a field that cannot form columns (not select, multiselect, radio, boolean, lookup, master_detail or user).",
+    why: 'The board has no columns to sort cards into: it renders empty or as one lane.',
+    example: '{ "type": "kanban", "kanban": { "groupByField": "amount" } }',
+    fix: 'Group by a select-like or lookup field of the object.',
+  },
+  dangling_nav_target: {
+    meaning: 'An app navigation item opens an object, view, dashboard, report or page that does not exist (at any depth of the menu).',
+    why: 'The menu entry leads to a "not found" page.',
+    example: '{ "id": "nav_dash", "type": "dashboard", "label": "Spending", "dashboardName": "exp_spend" }',
+    fix: 'Point the item at an existing target (the message suggests the closest), or create the target.',
+  },
+  unresolved_seed_reference: {
+    meaning: "A seed record's lookup value matches no record of the referenced object's seed by its natural key (`externalId`, else `name`).",
+    why: 'The reference cannot be resolved when the seed is applied: the record is written without it, or not at all.',
+    example: '{ "object": "exp_expense", "records": [ { "title": "Taxi", "category": "Travl" } ] }',
+    fix: "Use the natural key of an existing record of the referenced object's seed, or add that record.",
+  },
+  seed_value_not_in_options: {
+    meaning: "A seed value for a select, multiselect or radio field is not one of the field's option values.",
+    why: 'The record carries a value the UI cannot show or filter on; the badge or column is blank.',
+    example: '{ "title": "Taxi", "status": "Approved" }  // options: draft, submitted, approved',
+    fix: 'Use one of the option values (they are case-sensitive), or add the option to the field.',
+  },
+  seed_insert_mode_replay: {
+    meaning: 'A seed uses `mode: "insert"`.',
+    why: 'Seeds are applied again on every publish; insert mode adds the same rows again each time, so counts and dashboards drift.',
+    example: '{ "object": "exp_category", "mode": "insert", "records": [ … ] }',
+    fix: 'Use "upsert" (the default) with an `externalId`, or "ignore".',
+  },
+  typeless_schema: {
+    meaning:
+      'A view\'s type is not one the renderer knows (for example `"type": "list"`, which is a viewKind, not a list view type), so the component schema it becomes has no type.',
+    why: 'The page shows a red "Unknown component type" box instead of the records.',
+    example: '{ "name": "exp_expense.recent", "viewKind": "list", "config": { "type": "list", "columns": ["title"] } }',
+    fix: 'Set the view type to one of the list view types (grid, kanban, calendar, …) or form view types.',
+  },
+  unknown_component: {
+    meaning: 'The view or widget translates to a component type that is not registered in the renderer.',
+    why: 'The page shows a red "Unknown component type" box.',
+    example: '{ "type": "map", "data": { "object": "exp_expense" } }  // with no map component registered',
+    fix: 'Use a view or widget type whose component is registered, or register the component.',
+  },
+  layout_without_binding: {
+    meaning: 'A kanban, calendar, timeline or gantt view lacks its config block (`kanban`, `calendar`, …) that names the fields it lays out by.',
+    why: 'The renderer falls back to literal field names such as "status" or "due_date"; on an object without them the view is empty.',
+    example: '{ "type": "kanban", "data": { "object": "exp_expense" } }',
+    fix: 'Add the block, e.g. `"kanban": { "groupByField": "status" }` with a field the object has.',
+  },
+  unknown_widget_type: {
+    meaning: 'A dashboard widget has a type the renderer does not know.',
+    why: 'The widget renders as an error box.',
+    example: '{ "id": "total", "type": "counter", "dataset": "exp_expense_metrics", "values": ["total_amount"] }',
+    fix: 'Use a known widget type (metric, bar, line, pie, table, …; the message lists them).',
+  },
+  dataset_compile_error: {
+    meaning:
+      "The dataset, or a widget's selection of it, does not compile to SQL: a missing include relationship, an undeclared dotted path, more than three hops, a join across datasources, an unknown field or a derived-measure cycle.",
+    why: 'Every widget on the dataset fails to query.',
+    example: '{ "name": "metrics", "object": "exp_expense", "dimensions": [ { "name": "cat", "field": "category.title" } ] }  // no include for category',
+    fix: 'Declare the include (relationship) the dotted path walks, or correct the field; the message names the exact step that fails.',
+  },
+  unsatisfiable_query_shape: {
+    meaning:
+      "The widget's dimensions and measures do not fit its component (a metric with a dimension, a pie with two measures, a chart with no dimension, …).",
+    why: 'The component cannot draw the result: it is empty, or shows one meaningless value.',
+    example: '{ "id": "share", "type": "pie", "dataset": "metrics", "values": ["total", "count"] }',
+    fix: 'Select the number of dimensions and measures the widget type takes, or change the widget type.',
+  },
+  count_only_table: {
+    meaning: 'A table or pivot widget selects only count measures and no dimension.',
+    why: 'It shows a single row with one number, which is rarely what a table is for.',
+    example: '{ "id": "all", "type": "table", "dataset": "metrics", "values": ["expense_count"] }',
+    fix: 'Add a dimension to group by, or use a metric widget for a single number.',
+  },
+  inert_field: {
+    meaning:
+      'A field passes the schema but does nothing: a select or radio without options, a lookup without reference, a formula without expression, a summary without operations.',
+    why: 'The form shows an empty picker or a blank value; nothing can be entered or computed.',
+    example: '"status": { "type": "select" }',
+    fix: 'Give the field what its type needs (options, reference, expression, operations), or change its type.',
+  },
+  seed_not_applied: {
+    meaning: 'A seeded object has no rows after publish.',
+    why: 'Every list and dashboard over the object is empty, although the stack says it has data.',
+    example: '{ "object": "exp_expense", "records": [ { "title": "Taxi", "amount": "12,50" } ] }',
+    fix: 'Correct the records the publish reported (the message quotes the database error per record), then publish again.',
+  },
+  row_count_mismatch: {
+    meaning: 'A seeded object has fewer rows after publish than its seed has records.',
+    why: 'Part of the data is missing, so counts and charts are wrong.',
+    example: 'a seed with 10 records of which 3 fail to insert',
+    fix: 'Correct the records that failed (the publish report lists them), then publish again.',
+  },
+  view_read_failed: {
+    meaning: "The view's first-page read fails on the database.",
+    why: 'The page shows an error instead of records.',
+    example: '{ "type": "grid", "sort": [ { "field": "amount" } ] }  // while the table has no amount column',
+    fix: 'Fix what the database error names (a missing column, a bad filter value), then publish again.',
+  },
+  empty_query: {
+    meaning: "A widget's real query returns no rows while its base object has rows.",
+    why: 'The widget renders empty on a populated app, usually because of a filter that matches nothing.',
+    example: '{ "id": "archived", "type": "bar", "filter": { "status": "archived" } }  // no record is archived',
+    fix: 'Correct the filter (the message shows the SQL and its parameters), or seed records it should find.',
+  },
+  widget_query_failed: {
+    meaning: "A widget's real query fails on the database.",
+    why: 'The widget shows an error.',
+    example: 'a dataset measure over a text column that holds non-numbers',
+    fix: 'Fix what the database error names, then publish again.',
+  },
+  probes_unavailable: {
+    meaning: 'A whole plane of runtime checks (seeds, views or widgets) could not run.',
+    why: 'Nothing is known about that part of the running app; "no issues" there means "not checked".',
+    example: 'the database refused the read-only probe transactions',
+    fix: 'Fix the cause the message names (often the database connection), then publish or probe again.',
+  },
+  intent_mismatch: {
+    meaning: 'The app, as built, does not match what the user asked for (reserved for the intent review).',
+    why: 'A structurally sound app can still miss the point: a missing entity, a dashboard about the wrong thing.',
+    example: 'asked for "expenses by project", built a dashboard by category only',
+    fix: 'Add or change what the message names.',
+  },
+} as const satisfies Record<IssueCode, RuleDoc>;
+
+/** Where the rule docs are published; `helpUri` of SARIF rules points into it. */
+export const RULE_DOCS_URL = 'https://github.com/bvl-dev/bvl/blob/main/docs/rules.md';
+
+/** The web address of one code's docs. */
+export const ruleHelpUri = (code: string): string => `${RULE_DOCS_URL}#${code}`;
+
+/** The docs of a code, or undefined for a code not in the catalogue. */
+export function ruleDoc(code: string): RuleDoc | undefined {
+  return Object.hasOwn(RULE_DOCS, code) ? (RULE_DOCS as Record<string, RuleDoc>)[code] : undefined;
+}
