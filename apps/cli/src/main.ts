@@ -16,6 +16,7 @@ type Command = (argv: string[], io: CliIo) => Promise<number>;
 async function loadCommand(name: string): Promise<Command | undefined> {
   if (name === 'verify') return (await import('./commands/verify.ts')).verifyCommand;
   if (name === 'publish') return (await import('./commands/publish.ts')).publishCommand;
+  if (name === 'build') return (await import('./commands/build.ts')).buildCommand;
   return undefined;
 }
 
