@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type ArtifactSet, readSource } from '@bvl/metadata';
+import { type ArtifactSet, type RawArtifact, readSource } from '@bvl/metadata';
 import { latestProbeResult, listDrafts, type Platform, stageDrafts } from '@bvl/platform';
 import { openTestPlatform, tenants } from '@bvl/platform/testing';
 import { listRounds } from '@bvl/verify-build';
@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Script, type ScriptStep, startScriptedLlm } from '../test/scripted-llm.ts';
 import { createAgentClient } from './agent-client.ts';
 import { AGENT_TOOL_NAMES } from './agent-tools.ts';
-import { type BuildBounds, type BuildProgress, runBuild } from './run-build.ts';
+import { type BuildBounds, BuildSetupError } from './build-bounds.ts';
+import type { PriceTable } from './price-table.ts';
+import { type BuildProgress, runBuild } from './run-build.ts';
 
 const EXAMPLE = join(import.meta.dirname, '../../../examples/expense-tracker');
 const GOAL = 'Track team expenses by category and status, with a spending dashboard';
@@ -44,7 +46,15 @@ const codes = (issues: readonly { code: string; artifact: { name: string }; path
 /** Runs the agent against a scripted endpoint on a package holding the example app + the agent's drafts (unpublished). */
 async function build(
   script: Script,
-  options: { bounds?: BuildBounds; review?: boolean; signal?: AbortSignal; controller?: AbortController; retries?: number } = {},
+  options: {
+    bounds?: BuildBounds;
+    review?: boolean;
+    signal?: AbortSignal;
+    retries?: number;
+    timeoutMs?: number;
+    prices?: PriceTable;
+    staged?: RawArtifact[];
+  } = {},
 ) {
   const llm = await startScriptedLlm(script);
   const client = createAgentClient({
@@ -52,9 +62,11 @@ async function build(
     apiKey: 'sk-test',
     model: 'gpt-4o-mini',
     retry: { minTimeoutMs: 1, maxTimeoutMs: 4, ...(options.retries !== undefined ? { retries: options.retries } : {}) },
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.prices ? { prices: options.prices } : {}),
   });
   const scope = { tenant: made.next(), package: 'app' };
-  await stageDrafts(platform, scope, [...app.artifacts, ...drafts.artifacts]);
+  await stageDrafts(platform, scope, options.staged ?? [...app.artifacts, ...drafts.artifacts]);
   const progress: BuildProgress[] = [];
   try {
     const result = await runBuild({
@@ -186,6 +198,7 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     );
     expect(result).toMatchObject({ published: false, stopReason: 'budget', session: { rounds: 1, usage: { tokensIn: 900, tokensOut: 300 } } });
     expect(result.summary).toContain('tokens 1200 > 1000');
+    expect(result.summary).toContain('1 error(s) remain: dangling_dataset on dashboard exp_spending at /widgets/2/dataset');
     await staysDraft(scope);
   });
 
@@ -217,6 +230,9 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     expect(result).toMatchObject({ ok: false, published: false, stopReason: 'cancelled', session: { status: 'stopped', rounds: 1 } });
     expect(llm.requests).toHaveLength(2);
     expect(codes(result.issues)).toEqual([['dangling_dataset', 'exp_spending', '/widgets/2/dataset']]);
+    expect(result.summary).toBe(
+      'stopped (cancelled): the build was cancelled; 1 error(s) remain: dangling_dataset on dashboard exp_spending at /widgets/2/dataset; the build stays draft (nothing was published)',
+    );
     await staysDraft(scope);
   });
 
@@ -294,6 +310,63 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
   it('an agent that ends its turn when verify says publish is published by bvl', async () => {
     const { result } = await build([call('verify_build'), stage(dashboard(repaired)), call('verify_build'), { say: 'Done.' }]);
     expect(result).toMatchObject({ ok: true, published: true, stopReason: 'clean' });
+  });
+
+  it('a USD budget (from a configured price table) stops the build like a token budget', async () => {
+    const { result } = await build([call('verify_build'), call('list_artifacts')], {
+      bounds: { budgetUsd: 0.5 },
+      prices: { 'gpt-4o-mini': { input: 2000, output: 2000 } },
+    });
+    // Turns of 120 tokens at $2000 per million cost $0.24 each: the third passes $0.50.
+    expect(result).toMatchObject({ stopReason: 'budget', published: false, usage: { turns: 3 } });
+    expect(result.usage.costUsd).toBeCloseTo(0.72, 10);
+    expect(result.session.usage.costUsd).toBeCloseTo(0.72, 10);
+    expect(result.summary).toContain('cost $0.7200 > $0.5');
+  });
+
+  it('a call that times out is retried', async () => {
+    const { result, progress } = await build([{ hang: true }, call('verify_build'), stage(dashboard(repaired)), call('verify_build'), call('publish')], {
+      timeoutMs: 300,
+    });
+    expect(result).toMatchObject({ ok: true, stopReason: 'clean', usage: { retries: 1 } });
+    expect(progress.find((p) => p.kind === 'retry')).toMatchObject({ why: 'the request timed out' });
+  });
+
+  it('runtime (L3) errors after a publish re-open the session; the agent repairs and publishes again', async () => {
+    const dash = app.artifacts.find((a) => a.type === 'dashboard')!;
+    const empty = structuredClone(dash.body) as { widgets: any[] };
+    empty.widgets[1].filter = { status: 'archived' };
+    const { result, progress } = await build(
+      [
+        call('verify_build'),
+        call('publish'),
+        stage({ ...(dash.body as Record<string, unknown>), label: 'Spending (all statuses)' }),
+        call('verify_build'),
+        call('publish'),
+      ],
+      { staged: [...app.artifacts.filter((a) => a !== dash), { ...dash, body: empty }] },
+    );
+    expect(result).toMatchObject({ ok: true, published: true, stopReason: 'clean', session: { rounds: 4 } });
+    expect(progress.filter((p) => p.kind === 'round').map((p) => p.kind === 'round' && [p.roundKind, p.errors, p.next])).toEqual([
+      ['verify', 0, 'publish'],
+      ['publish', 1, 'repair'],
+      ['verify', 0, 'publish'],
+      ['publish', 0, 'stop'],
+    ]);
+  });
+
+  it('refuses bad input before any model call: a huge goal, bad bounds, a USD budget without a price, a bad tenant', async () => {
+    const llm = await startScriptedLlm([]);
+    const client = createAgentClient({ baseURL: llm.url, model: 'some-local-model' });
+    const scope = { tenant: made.next(), package: 'app' };
+    const run = (over: Partial<Parameters<typeof runBuild>[0]>) => runBuild({ platform, scope, prompt: GOAL, client, ...over });
+    await expect(run({ prompt: 'x'.repeat(20_001) })).rejects.toThrow(/the goal is 20001 characters, over the 20000-character limit/);
+    await expect(run({ bounds: { maxRounds: 99 } })).rejects.toThrow(/invalid session bounds: maxRounds/);
+    await expect(run({ bounds: { maxTurnsPerRound: 0 } })).rejects.toThrow(BuildSetupError);
+    await expect(run({ bounds: { budgetUsd: 1 } })).rejects.toThrow('a USD budget needs the price of model "some-local-model": add it to BVL_PRICES');
+    await expect(run({ scope: { tenant: 'Bad Tenant', package: 'app' } })).rejects.toThrow(/^tenant "Bad Tenant" /);
+    expect(llm.requests).toEqual([]);
+    await llm.close();
   });
 
   it('after a clean publish the intent review runs; its mismatch is a warning naming the artifact, never blocking', async () => {

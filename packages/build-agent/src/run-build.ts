@@ -12,7 +12,6 @@ import {
   type NextStep,
   type PublishBuildResult,
   publishBuild,
-  type SessionBounds,
   type SessionView,
   type StopReason,
   stopSession,
@@ -22,26 +21,16 @@ import {
 import type OpenAI from 'openai';
 import type { AgentClient } from './agent-client.ts';
 import { type AgentToolName, type ParsedCall, parseToolCall, toolDefinitions } from './agent-tools.ts';
+import { type BuildBounds, MAX_IDLE_INTERVENTIONS, splitBounds } from './build-bounds.ts';
 import { buildSummary } from './build-summary.ts';
 import { reviewFailedIssue } from './intent-review.ts';
 import { publishForModel, toolJson, verifyForModel } from './model-view.ts';
 import { ModelCallError, type RetryNotice, runChat } from './run-chat.ts';
 import { type IntentReview, reviewIntent } from './run-intent-review.ts';
+import { openingMessage } from './run-opening-message.ts';
 import { discardDraft, getArtifact, listArtifacts, retireArtifact, stageDraft, type ToolAnswer } from './run-store-tool.ts';
 import { systemPrompt } from './system-prompt.ts';
 import { type AgentUsage, UsageMeter } from './usage-meter.ts';
-
-/** Model turns a round may take before bvl verifies on the agent's behalf. */
-export const DEFAULT_MAX_TURNS_PER_ROUND = 24;
-/** The most turns per round a build may be given. */
-export const MAX_TURNS_PER_ROUND = 200;
-/** Interventions in a row that change nothing before the agent is stopped for `no_progress`. */
-export const MAX_IDLE_INTERVENTIONS = 2;
-
-/** The session's bounds plus the agent's own: model turns per round. */
-export interface BuildBounds extends Partial<SessionBounds> {
-  readonly maxTurnsPerRound?: number | undefined;
-}
 
 /** What the agent reports as it goes (the CLI prints a line per round on a TTY). */
 export type BuildProgress =
@@ -93,11 +82,6 @@ export interface BuildResult {
   readonly error?: string | undefined;
 }
 
-/** A build that cannot start: a bound out of range, a USD budget without a price. */
-export class BuildSetupError extends Error {
-  override readonly name = 'BuildSetupError';
-}
-
 type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
 
 /**
@@ -114,11 +98,7 @@ type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
  */
 export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   const { platform, scope, client, signal } = input;
-  const { maxTurnsPerRound = DEFAULT_MAX_TURNS_PER_ROUND, ...sessionBounds } = input.bounds ?? {};
-  if (!Number.isInteger(maxTurnsPerRound) || maxTurnsPerRound < 1 || maxTurnsPerRound > MAX_TURNS_PER_ROUND)
-    throw new BuildSetupError(`maxTurnsPerRound must be an integer from 1 to ${MAX_TURNS_PER_ROUND} (got ${maxTurnsPerRound})`);
-  if (sessionBounds.budgetUsd !== undefined && !client.price)
-    throw new BuildSetupError(`a USD budget needs the price of model ${JSON.stringify(client.model)}: add it to BVL_PRICES (USD per million tokens)`);
+  const { maxTurnsPerRound, sessionBounds } = splitBounds(input.bounds, client);
   signal?.throwIfAborted();
   let session = await createSession(platform, { ...scope, goal: input.prompt, bounds: sessionBounds });
   const meter = new UsageMeter(client.price);
@@ -324,24 +304,4 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       ...(error ? { error } : {}),
     };
   }
-}
-
-/** Drafts and published artifacts the opening message lists by name at most. */
-const MAX_OPENING_NAMES = 80;
-
-/** The first user message: the goal, what the package holds now, and the bounds. */
-async function openingMessage(platform: PlatformContext, scope: PackageScope, goal: string, session: SessionView): Promise<string> {
-  const rows = await readOverlayRows(platform.db, scope.tenant, scope.package);
-  const mine = rows.filter((r) => r.package === scope.package);
-  const drafts = mine.filter((r) => r.state === 'draft').map((r) => `${r.type} ${r.name}${r.tombstone ? ' (retiring)' : ''}`);
-  const live = mine.filter((r) => r.state === 'active').map((r) => `${r.type} ${r.name}`);
-  const list = (xs: string[]) => (xs.length > MAX_OPENING_NAMES ? `${xs.slice(0, MAX_OPENING_NAMES).join(', ')}, … (${xs.length} in all)` : xs.join(', '));
-  const b = session.bounds;
-  return [
-    `Goal: ${goal}`,
-    '',
-    `You build package "${scope.package}". Published now: ${live.length ? list(live) : 'nothing'}. Drafts now: ${drafts.length ? list(drafts) : 'none'}.`,
-    `Bounds: the first verify_build, then at most ${b.maxRounds} repair round(s) (a verify_build after the drafts changed)${b.budgetTokens ? `; ${b.budgetTokens} tokens` : ''}${b.budgetUsd ? `; $${b.budgetUsd}` : ''}.`,
-    'Stage what the goal needs (or repair the drafts), call verify_build, and publish when it says so.',
-  ].join('\n');
 }
