@@ -295,6 +295,38 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     expect(result.summary).toContain('the agent changed nothing in 2 round(s) of turns');
   });
 
+  it('odd tool calls from an endpoint are answered too: object arguments, no id, a non-function call', async () => {
+    const raw = (toolCalls: unknown[]) => ({
+      raw: {
+        id: 'x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+      },
+    });
+    const { llm } = await build([
+      raw([
+        { type: 'function', function: { name: 'get_artifact', arguments: { type: 'dataset', name: 'exp_expense_metrics' } } },
+        { id: 'c2', type: 'custom', custom: { name: 'x', input: '' } },
+      ]),
+      { raw: { id: 'y', object: 'chat.completion', created: 1, model: 'm', choices: [] } },
+    ]);
+    const sent = llm.requests[1]!.body.messages.slice(-3);
+    expect(sent[0]).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: 'call_1_0', function: { arguments: '{"type":"dataset","name":"exp_expense_metrics"}' } }, { id: 'c2' }],
+    });
+    expect(sent[1]).toMatchObject({ role: 'tool', tool_call_id: 'call_1_0' });
+    expect(JSON.parse(sent[1].content)).toMatchObject({ type: 'dataset', name: 'exp_expense_metrics', state: 'draft' });
+    expect(JSON.parse(sent[2].content).error).toMatch(/^unknown tool "custom tool"/);
+  });
+
+  it('an endpoint that answers no choice ends the build with an error', async () => {
+    const { result } = await build([{ raw: { id: 'y', object: 'chat.completion', created: 1, model: 'm', choices: [] } }]);
+    expect(result).toMatchObject({ stopReason: 'cancelled', published: false, error: expect.stringMatching(/answered no choice$/) });
+  });
+
   it('a round is bounded in model turns: bvl verifies for the agent, and stops it for no progress', async () => {
     const { result, llm } = await build(
       Array.from({ length: 20 }, () => call('list_artifacts')),

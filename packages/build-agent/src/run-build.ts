@@ -235,12 +235,11 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       meter.add(completion.usage);
       const msg = completion.choices[0]?.message;
       if (!msg) throw new ModelCallError(`the model endpoint ${client.endpoint} answered no choice`);
-      const calls = msg.tool_calls ?? [];
-      messages.push({ role: 'assistant', content: msg.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) });
+      const calls = normalizeCalls(msg.tool_calls, meter.turns);
+      messages.push({ role: 'assistant', content: msg.content ?? (calls.length ? null : ''), ...(calls.length ? { tool_calls: calls } : {}) });
       if (calls.length === 0) await intervene('You ended your turn without a tool call');
       for (const call of calls) {
-        const [name, args] = call.type === 'function' ? [call.function.name, call.function.arguments] : [`${call.type} tool`, ''];
-        messages.push({ role: 'tool', tool_call_id: call.id, content: await answer(name, args) });
+        messages.push({ role: 'tool', tool_call_id: call.id, content: await answer(call.function.name, call.function.arguments) });
         if (session.status !== 'open') break;
       }
       if (session.status === 'open') await checkBudget();
@@ -304,4 +303,29 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       ...(error ? { error } : {}),
     };
   }
+}
+
+type FunctionCall = OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
+
+/**
+ * The model's tool calls as the loop answers them, whatever the endpoint sent: every call gets an
+ * id (the answer must name it), a string name, and JSON-text arguments (some endpoints send an
+ * object); a non-function call keeps its kind as its name, so it is answered as an unknown tool.
+ */
+function normalizeCalls(raw: unknown, turn: number): FunctionCall[] {
+  if (!Array.isArray(raw)) return [];
+  const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+  return raw.map((item, i): FunctionCall => {
+    const c = rec(item);
+    const fn = c.type === 'function' || c.function !== undefined ? rec(c.function) : undefined;
+    const args = fn?.arguments;
+    return {
+      id: typeof c.id === 'string' && c.id !== '' ? c.id : `call_${turn}_${i}`,
+      type: 'function',
+      function: {
+        name: fn ? String(fn.name ?? '') : `${String(c.type ?? 'unknown')} tool`,
+        arguments: typeof args === 'string' ? args : args === undefined ? '' : JSON.stringify(args),
+      },
+    };
+  });
 }

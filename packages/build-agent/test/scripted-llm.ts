@@ -18,7 +18,9 @@ export type ScriptStep =
   | { readonly json: unknown; readonly usage?: Usage }
   | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: unknown }
   /** Never answers: the request stays open until the client gives up (abort, timeout) or the server closes. */
-  | { readonly hang: true };
+  | { readonly hang: true }
+  /** This JSON as the whole 200 response body (odd shapes some endpoints send). */
+  | { readonly raw: unknown };
 
 /** Token usage the scripted answer reports. */
 export interface Usage {
@@ -53,7 +55,7 @@ const EXHAUSTED: ScriptStep = { say: 'I have nothing more to do.' };
 
 let callIds = 0;
 
-function completion(step: Exclude<ScriptStep, { status: number } | { hang: true }>, model: string) {
+function completion(step: Exclude<ScriptStep, { status: number } | { hang: true } | { raw: unknown }>, model: string) {
   const usage = step.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
   const message =
     'calls' in step
@@ -105,6 +107,10 @@ export async function startScriptedLlm(script: Script): Promise<ScriptedLlm> {
     const entry = script[index] ?? EXHAUSTED;
     const step = typeof entry === 'function' ? entry(recorded, index) : entry;
     if ('hang' in step) return;
+    if ('raw' in step) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(step.raw));
+      return;
+    }
     if ('status' in step) {
       res
         .writeHead(step.status, { 'content-type': 'application/json', ...step.headers })
