@@ -191,10 +191,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
     }
   };
 
-  const messages: Messages = [
-    { role: 'system', content: systemPrompt() },
-    { role: 'user', content: await openingMessage(platform, scope, input.prompt, session) },
-  ];
+  const messages: Messages = [{ role: 'system', content: systemPrompt() }];
   /** The agent ended its turn, or used up the round's turns: bvl verifies (and publishes) for it. */
   const intervene = async (reason: string) => {
     const before = session.rounds;
@@ -222,6 +219,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   };
 
   try {
+    messages.push({ role: 'user', content: await openingMessage(platform, scope, input.prompt, session) });
     const tools = toolDefinitions();
     while (session.status === 'open') {
       signal?.throwIfAborted();
