@@ -73,6 +73,27 @@ ${REPORT_FLAGS}`,
     load: async () => (await import('./commands/publish.ts')).run,
   },
   {
+    name: 'build',
+    summary: 'let the built-in agent build (or repair) an app through verify_build, bounded by a session',
+    usage: `usage: bvl build "<prompt>" [--tenant t] [--package p] [--max-rounds n] [--budget-usd x] [--budget-tokens n] [--from <stack>] [--format pretty|json]
+
+  "<prompt>"           what the app is for (the session's goal)
+  --tenant <t>         the tenant to build in (default "default")
+  --package <p>        the package to build (default "default")
+  --max-rounds <n>     repair rounds the session allows (default 2)
+  --budget-usd <x>     stop when the model calls cost more (needs a known price: BVL_PRICES)
+  --budget-tokens <n>  stop when the model calls use more tokens
+  --from <stack>       start from an existing app (staged as the package's drafts)
+  --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
+  --format <f>         pretty (default) or json
+  -h, --help           show this help
+
+The model endpoint comes from OPENAI_BASE_URL / OPENAI_API_KEY and BVL_MODEL (BVL_PRICES: a JSON price
+table, USD per million tokens). Exit 0 when the build ended clean and published, 1 when it stopped with
+issues, 2 when it could not run (no endpoint, bad input, database or endpoint unreachable).`,
+    load: async () => (await import('./commands/build.ts')).run,
+  },
+  {
     name: 'baseline',
     summary: 'record the current issues so later runs show only new ones',
     usage: `usage: bvl baseline <stack> [--drafts <stack>] [-o <file>]

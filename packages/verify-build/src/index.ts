@@ -18,6 +18,7 @@ export { type ProbeSummary, type PublishBuildInput, type PublishBuildResult, pub
 export {
   cancelSession,
   createSession,
+  type ExternalStopReason,
   type FixChange,
   getSession,
   listRounds,
@@ -28,6 +29,7 @@ export {
   type SessionState,
   type SessionView,
   sessionOf,
+  stopSession,
 } from './run-session-store.ts';
 export { cardProbes, cardSession, type VerifyBuildInput, type VerifyBuildResult, verifyBuild } from './run-verify-build.ts';
 export {

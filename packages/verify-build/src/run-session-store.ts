@@ -362,15 +362,30 @@ export async function recordRound(
   });
 }
 
-/** Cancels a session (Ctrl-C, an abort): it stops as `cancelled`, the build stays as it is. */
-export async function cancelSession(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<SessionView> {
+/** Why a loop outside the rounds may stop a session: an abort, a budget spent between rounds, an agent that changed nothing. */
+export type ExternalStopReason = Extract<StopReason, 'cancelled' | 'budget' | 'no_progress'>;
+
+/**
+ * Stops an open session for a reason decided between rounds (an unchanged draft set records no
+ * round, so no round's decision can stop it): the build stays as it is. A stopped session keeps
+ * its first reason.
+ */
+export async function stopSession(
+  ctx: PlatformContext,
+  input: { readonly tenant: string; readonly id: string; readonly reason: ExternalStopReason },
+): Promise<SessionView> {
   const row = await sessionRow(ctx, input.tenant, input.id);
   if (row.status === 'open')
     await ctx.db
       .updateTable('bvl.build_sessions')
-      .set({ status: 'stopped', stop_reason: 'cancelled', updated_at: ctx.now().toISOString() })
+      .set({ status: 'stopped', stop_reason: input.reason, updated_at: ctx.now().toISOString() })
       .where('id', '=', row.id)
       .where('status', '=', 'open')
       .execute();
   return getSession(ctx, input);
+}
+
+/** Cancels a session (Ctrl-C, an abort): it stops as `cancelled`, the build stays as it is. */
+export async function cancelSession(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<SessionView> {
+  return stopSession(ctx, { tenant: input.tenant, id: input.id, reason: 'cancelled' });
 }

@@ -4,7 +4,7 @@ import { type Platform, publishPackage, stageDrafts } from '@bvl/platform';
 import { openTestPlatform, tenants } from '@bvl/platform/testing';
 import { verify } from '@bvl/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelSession, createSession, listRounds } from './run-session-store.ts';
+import { cancelSession, createSession, listRounds, stopSession } from './run-session-store.ts';
 import { verifyBuild } from './run-verify-build.ts';
 import { MAX_GOAL_LENGTH, SessionError } from './session-error.ts';
 
@@ -153,6 +153,18 @@ describe('verifyBuild', () => {
     await stageDrafts(platform, scope, [dashboard((w) => (w[2].title = 'y'))]);
     const r = await verifyBuild(platform, { ...scope, session: session.id });
     expect(r.session).toMatchObject({ status: 'stopped', stopReason: 'cancelled', rounds: 1 });
+  });
+
+  it('a loop may stop a session between rounds (budget, no_progress); a stopped session keeps its first reason', async () => {
+    const scope = await published();
+    const session = await createSession(platform, { ...scope, goal: 'g' });
+    expect(await stopSession(platform, { tenant: scope.tenant, id: session.id, reason: 'no_progress' })).toMatchObject({
+      status: 'stopped',
+      stopReason: 'no_progress',
+      next: 'stop',
+    });
+    expect((await cancelSession(platform, { tenant: scope.tenant, id: session.id })).stopReason).toBe('no_progress');
+    await expect(stopSession(platform, { tenant: made.next(), id: session.id, reason: 'budget' })).rejects.toMatchObject({ kind: 'not_found' });
   });
 
   it('refuses unknown sessions, another tenant’s or package’s session, a huge goal and bad bounds, with clear errors', async () => {

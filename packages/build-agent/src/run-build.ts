@@ -1,0 +1,329 @@
+import { type BuildIssue, sortIssues } from '@bvl/build-issue';
+import { mergeOverlay } from '@bvl/metadata';
+import { latestProbeResult, overlayOf, type PackageScope, type PlatformContext, readOverlayRows } from '@bvl/platform';
+import {
+  type BuildCard,
+  buildCard,
+  cancelSession,
+  cardProbes,
+  createSession,
+  exceededBudget,
+  listRounds,
+  type NextStep,
+  type PublishBuildResult,
+  publishBuild,
+  type SessionView,
+  type StopReason,
+  stopSession,
+  type VerifyBuildResult,
+  verifyBuild,
+} from '@bvl/verify-build';
+import type OpenAI from 'openai';
+import type { AgentClient } from './agent-client.ts';
+import { type AgentToolName, type ParsedCall, parseToolCall, toolDefinitions } from './agent-tools.ts';
+import { type BuildBounds, MAX_IDLE_INTERVENTIONS, splitBounds } from './build-bounds.ts';
+import { buildSummary } from './build-summary.ts';
+import { reviewFailedIssue } from './intent-review.ts';
+import { publishForModel, toolJson, verifyForModel } from './model-view.ts';
+import { ModelCallError, type RetryNotice, runChat } from './run-chat.ts';
+import { type IntentReview, reviewIntent } from './run-intent-review.ts';
+import { openingMessage } from './run-opening-message.ts';
+import { discardDraft, getArtifact, listArtifacts, retireArtifact, stageDraft, type ToolAnswer } from './run-store-tool.ts';
+import { systemPrompt } from './system-prompt.ts';
+import { type AgentUsage, UsageMeter } from './usage-meter.ts';
+
+/** What the agent reports as it goes (the CLI prints a line per round on a TTY). */
+export type BuildProgress =
+  | {
+      readonly kind: 'round';
+      readonly round: number;
+      readonly roundKind: 'verify' | 'publish';
+      readonly errors: number;
+      readonly warnings: number;
+      readonly fixed: number;
+      readonly autoFixed: number;
+      readonly next: NextStep;
+      readonly stopReason?: string | undefined;
+    }
+  | ({ readonly kind: 'retry' } & RetryNotice)
+  | { readonly kind: 'review'; readonly verdict: IntentReview['verdict']; readonly warnings: number };
+
+/** What {@link runBuild} is given. */
+export interface RunBuildInput {
+  readonly platform: PlatformContext;
+  readonly scope: PackageScope;
+  /** The user's goal; it becomes the session's goal. */
+  readonly prompt: string;
+  readonly client: AgentClient;
+  readonly bounds?: BuildBounds | undefined;
+  /** Aborting ends the session as `cancelled`; the build stays as it is. */
+  readonly signal?: AbortSignal | undefined;
+  readonly onProgress?: ((event: BuildProgress) => void) | undefined;
+  /** Run the intent review after a clean publish (default true). */
+  readonly review?: boolean | undefined;
+}
+
+/** How a build ended. */
+export interface BuildResult {
+  /** Ended clean (published, no error in any layer). */
+  readonly ok: boolean;
+  /** A publish committed during this build. */
+  readonly published: boolean;
+  readonly session: SessionView;
+  readonly stopReason: StopReason | null;
+  /** How it ended and what remains, in a sentence. */
+  readonly summary: string;
+  /** Every issue of the build as it ended (L1+L2 over the drafts, the latest L3, the intent review). */
+  readonly issues: BuildIssue[];
+  readonly card: BuildCard;
+  readonly usage: AgentUsage;
+  readonly review?: IntentReview['verdict'] | undefined;
+  /** Set when the build could not go on (the model endpoint failed for good). */
+  readonly error?: string | undefined;
+}
+
+type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+
+/**
+ * The built-in agent: a build session for `prompt`, then model turns over an OpenAI-compatible
+ * endpoint with the tools list_artifacts, get_artifact, stage_draft, discard_draft,
+ * retire_artifact, verify_build and publish — every write through the draft store, every check
+ * through verifyBuild, every publish through publishBuild. The session decides: when verify_build
+ * says stop the agent stops, and it publishes only when verify says publish. Its own loop is
+ * bounded too: a round gets `maxTurnsPerRound` model turns, then bvl verifies for the agent (and
+ * publishes when verify says so); {@link MAX_IDLE_INTERVENTIONS} such interventions that change
+ * nothing stop the session as `no_progress`; a budget spent between rounds stops it as `budget`;
+ * an abort as `cancelled`. A clean publish is followed by the intent review. Never reports as
+ * published what was not.
+ */
+export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
+  const { platform, scope, client, signal } = input;
+  const { maxTurnsPerRound, sessionBounds } = splitBounds(input.bounds, client);
+  signal?.throwIfAborted();
+  let session = await createSession(platform, { ...scope, goal: input.prompt, bounds: sessionBounds });
+  const meter = new UsageMeter(client.price);
+  const onRetry = (n: RetryNotice) => {
+    meter.retries++;
+    input.onProgress?.({ kind: 'retry', ...n });
+  };
+  const ref = { tenant: scope.tenant, id: session.id };
+  let next: NextStep = 'repair';
+  let dirty = true;
+  let published = false;
+  let roundTurns = 0;
+  let idle = 0;
+  let seenRounds = 0;
+  let stopWhy: string | undefined;
+  let error: string | undefined;
+
+  /** Takes in a session answer: reports the rounds it recorded, resets the round's turn count. */
+  const took = (s: SessionView | null, card: BuildCard | undefined) => {
+    if (!s) return;
+    session = s;
+    next = s.next;
+    if (s.rounds <= seenRounds) return;
+    idle = 0;
+    roundTurns = 0;
+    for (const r of card?.session?.rounds.slice(seenRounds) ?? [])
+      input.onProgress?.({
+        kind: 'round',
+        round: r.round,
+        roundKind: r.kind,
+        errors: r.errors,
+        warnings: r.warnings,
+        fixed: r.fixed,
+        autoFixed: r.autoFixed,
+        next: r.round === s.rounds - 1 ? s.next : 'repair',
+        stopReason: r.stopReason,
+      });
+    seenRounds = s.rounds;
+  };
+  const lastWhy = async () => (await listRounds(platform, ref)).at(-1)?.why;
+  const verifyNow = async (): Promise<VerifyBuildResult> => {
+    const r = await verifyBuild(platform, { ...scope, session: session.id, usage: meter.take() });
+    dirty = false;
+    took(r.session, r.card);
+    return r;
+  };
+  const publishNow = async (): Promise<PublishBuildResult> => {
+    const r = await publishBuild(platform, { ...scope, session: session.id, usage: meter.take() });
+    if (r.published) {
+      published = true;
+      dirty = false;
+    }
+    took(r.session, r.card);
+    return r;
+  };
+
+  const store = (call: Extract<ParsedCall, { ok: true }>): Promise<ToolAnswer> => {
+    switch (call.name) {
+      case 'list_artifacts':
+        return listArtifacts(platform, scope, call.input.type);
+      case 'get_artifact':
+        return getArtifact(platform, scope, call.input.type, call.input.name);
+      case 'stage_draft':
+        return stageDraft(platform, scope, call.input);
+      case 'discard_draft':
+        return discardDraft(platform, scope, call.input.type, call.input.name);
+      case 'retire_artifact':
+        return retireArtifact(platform, scope, call.input.type, call.input.name);
+      case 'verify_build':
+        return verifyNow().then(async (r) => ({ content: verifyForModel(r, await lastWhy()) }));
+      case 'publish':
+        if (dirty)
+          return Promise.resolve({ content: { error: 'drafts changed since the last verify_build (or none ran): call verify_build first' }, error: true });
+        if (next !== 'publish')
+          return Promise.resolve({ content: { error: `verify_build says next: "${next}"; publish only when it says "publish"` }, error: true });
+        return publishNow().then((r) => ({ content: publishForModel(r) }));
+    }
+  };
+  /** Answers one tool call; a bad call or a failing tool is a tool error for the model, never a crash. */
+  const answer = async (name: string, args: string): Promise<string> => {
+    const parsed = parseToolCall(name, args);
+    if (!parsed.ok) return toolJson({ error: parsed.error });
+    try {
+      const a = await store(parsed);
+      if (a.changed) dirty = true;
+      return toolJson(a.content);
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      return toolJson({ error: `${parsed.name satisfies AgentToolName} failed: ${(e as Error)?.message ?? String(e)}` });
+    }
+  };
+
+  const messages: Messages = [{ role: 'system', content: systemPrompt() }];
+  /** The agent ended its turn, or used up the round's turns: bvl verifies (and publishes) for it. */
+  const intervene = async (reason: string) => {
+    const before = session.rounds;
+    const v = await verifyNow();
+    let told = `${reason}, so bvl ran verify_build for you: ${toolJson(verifyForModel(v, await lastWhy()))}`;
+    if (session.status === 'open' && next === 'publish')
+      told = `${reason}; verify_build said publish, so bvl published for you: ${toolJson(publishForModel(await publishNow()))}`;
+    if (session.status !== 'open') return;
+    messages.push({ role: 'user', content: `${told}\nRepair what is left, then call verify_build.` });
+    roundTurns = 0;
+    if (session.rounds === before && ++idle >= MAX_IDLE_INTERVENTIONS) {
+      stopWhy = `the agent changed nothing in ${idle} round(s) of turns`;
+      session = await stopSession(platform, { ...ref, reason: 'no_progress' });
+    }
+  };
+  /** A budget spent between rounds: report the usage (a changed draft set records the stopping round), else stop here. */
+  const checkBudget = async () => {
+    const u = meter.usage;
+    const spent = exceededBudget(session.bounds, { ...u, elapsedMs: platform.now().getTime() - Date.parse(session.createdAt) });
+    if (!spent) return;
+    await verifyNow();
+    if (session.status !== 'open') return;
+    stopWhy = `the session's budget is spent (${spent})`;
+    session = await stopSession(platform, { ...ref, reason: 'budget' });
+  };
+
+  try {
+    messages.push({ role: 'user', content: await openingMessage(platform, scope, input.prompt, session) });
+    const tools = toolDefinitions();
+    while (session.status === 'open') {
+      signal?.throwIfAborted();
+      if (roundTurns >= maxTurnsPerRound) {
+        await intervene(`You used the ${maxTurnsPerRound} model turns of this round`);
+        continue;
+      }
+      const completion = await runChat(client, { messages, tools, tool_choice: 'auto' }, { signal, onRetry });
+      meter.turns++;
+      roundTurns++;
+      meter.add(completion.usage);
+      const msg = completion.choices[0]?.message;
+      if (!msg) throw new ModelCallError(`the model endpoint ${client.endpoint} answered no choice`);
+      const calls = normalizeCalls(msg.tool_calls, meter.turns);
+      messages.push({ role: 'assistant', content: msg.content ?? (calls.length ? null : ''), ...(calls.length ? { tool_calls: calls } : {}) });
+      if (calls.length === 0) await intervene('You ended your turn without a tool call');
+      for (const call of calls) {
+        messages.push({ role: 'tool', tool_call_id: call.id, content: await answer(call.function.name, call.function.arguments) });
+        if (session.status !== 'open') break;
+      }
+      if (session.status === 'open') await checkBudget();
+    }
+  } catch (e) {
+    if (signal?.aborted) {
+      stopWhy = 'the build was cancelled';
+      session = await cancelSession(platform, ref);
+    } else if (e instanceof ModelCallError) {
+      error = e.message;
+      stopWhy = error;
+      session = await cancelSession(platform, ref);
+    } else {
+      await cancelSession(platform, ref).catch(() => undefined);
+      throw e;
+    }
+  }
+  return finish();
+
+  async function finish(): Promise<BuildResult> {
+    let review: IntentReview | undefined;
+    if (session.stopReason === 'clean' && published && input.review !== false && !signal?.aborted) {
+      const rows = (await readOverlayRows(platform.db, scope.tenant, scope.package)).filter((r) => r.package === scope.package);
+      const overlay = overlayOf(rows, scope.package);
+      const artifacts = [...mergeOverlay(overlay.published.artifacts, overlay.drafts.artifacts).merged.values()];
+      // Only an abort escapes the review; a cancelled review still leaves its one warning.
+      review = await reviewIntent({ client, goal: input.prompt, artifacts, fallbackName: scope.package, signal, onRetry }).catch(
+        (): IntentReview => ({
+          verdict: 'failed',
+          issues: [reviewFailedIssue('the review was cancelled', artifacts, scope.package)],
+          usage: { tokensIn: 0, tokensOut: 0, costUsd: 0 },
+        }),
+      );
+      meter.add({ prompt_tokens: review.usage.tokensIn, completion_tokens: review.usage.tokensOut });
+      input.onProgress?.({ kind: 'review', verdict: review.verdict, warnings: review.issues.length });
+    }
+    // A stopped session records nothing more: this reads what remains (and reports the last usage).
+    const final = await verifyBuild(platform, { ...scope, session: session.id, usage: meter.take() });
+    session = final.session ?? session;
+    const intent = review?.issues ?? [];
+    const issues = sortIssues([...final.issues, ...intent]);
+    const card = intent.length
+      ? buildCard({
+          issues: [...final.issues.filter((i) => i.layer === 'graph' || i.layer === 'render'), ...intent],
+          checked: final.checked,
+          probes: cardProbes(await latestProbeResult(platform, scope)),
+          session: final.card.session,
+        })
+      : final.card;
+    const why = stopWhy ?? (await lastWhy()) ?? '';
+    return {
+      ok: session.stopReason === 'clean' && !issues.some((i) => i.severity === 'error'),
+      published,
+      session,
+      stopReason: session.stopReason,
+      summary: buildSummary({ stopReason: session.stopReason, why, published, rounds: session.rounds, issues, error }),
+      issues,
+      card,
+      usage: meter.usage,
+      ...(review ? { review: review.verdict } : {}),
+      ...(error ? { error } : {}),
+    };
+  }
+}
+
+type FunctionCall = OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
+
+/**
+ * The model's tool calls as the loop answers them, whatever the endpoint sent: every call gets an
+ * id (the answer must name it), a string name, and JSON-text arguments (some endpoints send an
+ * object); a non-function call keeps its kind as its name, so it is answered as an unknown tool.
+ */
+function normalizeCalls(raw: unknown, turn: number): FunctionCall[] {
+  if (!Array.isArray(raw)) return [];
+  const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+  return raw.map((item, i): FunctionCall => {
+    const c = rec(item);
+    const fn = c.type === 'function' || c.function !== undefined ? rec(c.function) : undefined;
+    const args = fn?.arguments;
+    return {
+      id: typeof c.id === 'string' && c.id !== '' ? c.id : `call_${turn}_${i}`,
+      type: 'function',
+      function: {
+        name: fn ? String(fn.name ?? '') : `${String(c.type ?? 'unknown')} tool`,
+        arguments: typeof args === 'string' ? args : args === undefined ? '' : JSON.stringify(args),
+      },
+    };
+  });
+}

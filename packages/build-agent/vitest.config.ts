@@ -1,0 +1,23 @@
+import { defineConfig } from 'vitest/config';
+
+const bounds = { testTimeout: 60_000, hookTimeout: 120_000 };
+
+// The suite runs on embedded PGlite always, and a second time on PostgreSQL when DATABASE_URL is
+// set (CI sets it), so both engines are proven in one `npm test`.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'pglite',
+          include: ['src/**/*.test.ts'],
+          env: { BVL_TEST_ENGINE: 'pglite' },
+          // One migrated PGlite is built once and dumped; every test file starts its own database from it.
+          globalSetup: ['./test/global-setup.js'],
+          ...bounds,
+        },
+      },
+      ...(process.env.DATABASE_URL ? [{ test: { name: 'postgres', include: ['src/**/*.test.ts'], env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }] : []),
+    ],
+  },
+});
