@@ -3,6 +3,18 @@ import { ApiError } from './to-error-response.ts';
 
 const STACK_KEY = Object.fromEntries(STACK_KEYS.map(([key, type]) => [type, key])) as Record<ArtifactType, string>;
 
+/** A JSON pointer into the body as the dotted path the API's problem lists use (`/a/0` → `body.a.0`). */
+const dotted = (pointer: string) =>
+  [
+    'body',
+    ...(pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))),
+  ].join('.');
+
 /**
  * One artifact body as in the stack format → the drafts it stages, exactly as a stack file would
  * load (`collectStack`): a view container expands to its `<object>.<key>` views, an object's
@@ -19,7 +31,7 @@ export function expandArtifact(type: ArtifactType, name: string, body: unknown):
     throw new ApiError(
       'invalid_request',
       `the ${type} body cannot be staged: ${set.problems[0]!.message}`,
-      set.problems.map((p) => ({ path: `body${p.path ?? ''}`, message: `${p.message}${p.fix ? ` ${p.fix}` : ''}` })),
+      set.problems.map((p) => ({ path: dotted(p.path ?? ''), message: `${p.message}${p.fix ? ` ${p.fix}` : ''}` })),
     );
   const own = type === 'view' ? set.artifacts : set.artifacts.filter((a) => a.type === type);
   const stray = own.filter((a) => !(a.name === name || (type === 'view' && a.name.startsWith(`${name}.`))));
