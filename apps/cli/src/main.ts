@@ -1,13 +1,16 @@
 import manifest from '../package.json' with { type: 'json' };
 import { type CliIo, EXIT } from './cli-io.ts';
 import { UsageError } from './parse-args.ts';
-import { PUBLISH_USAGE, VERIFY_USAGE } from './usage.ts';
+import { MCP_USAGE, PUBLISH_USAGE, SERVE_USAGE, TOKEN_USAGE, VERIFY_USAGE } from './usage.ts';
 
 /** Top-level usage. */
 export const USAGE = `bvl — Build Verification Loop for metadata-driven apps
 
   ${VERIFY_USAGE.replace('usage: ', '')}
   ${PUBLISH_USAGE.replace('usage: ', '')}
+  ${SERVE_USAGE.replace('usage: ', '')}
+  ${MCP_USAGE.replace('usage: ', '')}
+  ${TOKEN_USAGE.replace('usage: ', '')}
 
 Exit codes: 0 no error, 1 errors found, 2 could not run.`;
 
@@ -16,6 +19,9 @@ type Command = (argv: string[], io: CliIo) => Promise<number>;
 async function loadCommand(name: string): Promise<Command | undefined> {
   if (name === 'verify') return (await import('./commands/verify.ts')).verifyCommand;
   if (name === 'publish') return (await import('./commands/publish.ts')).publishCommand;
+  if (name === 'serve') return (await import('./commands/serve.ts')).serveCommand;
+  if (name === 'mcp') return (await import('./commands/mcp.ts')).mcpCommand;
+  if (name === 'token') return (await import('./commands/token.ts')).tokenCommand;
   return undefined;
 }
 
