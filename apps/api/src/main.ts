@@ -10,6 +10,9 @@ import { createLocalMcp } from './local/create-local-mcp.ts';
 import { DEMO, findExample, stageDemo } from './run-demo.ts';
 import { createToken, listTokens, revokeToken, type TokenInfo } from './run-tokens.ts';
 
+/** How long the server keeps an idle connection open (longer than clients and load balancers do). */
+export const KEEP_ALIVE_MS = 65_000;
+
 /** What `bvl serve` is given. */
 export interface ServeOptions {
   readonly port: number;
@@ -68,6 +71,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolveServer(s));
       s.once('error', reject);
     });
+    // Idle keep-alive sockets are closed by the client first (undici: 4 s), never by the server
+    // mid-reuse: a server that closes at 5 s (Node's default) races a client reusing the socket.
+    const http = server as { keepAliveTimeout?: number; headersTimeout?: number };
+    http.keepAliveTimeout = KEEP_ALIVE_MS;
+    http.headersTimeout = KEEP_ALIVE_MS + 1_000;
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     return {

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The HTML build-health card as a person sees it: served by a real listening server, opened in
 // headless Chromium (Debian's chromium driven by playwright-core), asserted on rendered text and
 // colour, with a screenshot written to test-output/ (git-ignored).
@@ -43,7 +44,15 @@ describe.runIf(present)('the HTML card in Chromium', () => {
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
       extraHTTPHeaders: { authorization: `Bearer ${token}` },
       viewport: { width: 1100, height: 900 },
     });
