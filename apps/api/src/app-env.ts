@@ -8,9 +8,11 @@ export interface RequestFacts {
   tool?: string;
   /** What happened, in a word: `clean`, `errors`, `published`, `refused`, an error code, … */
   outcome?: string;
+  /** Why bvl failed on the request (a 5xx, or an MCP tool bvl could not run): name, message, code, stack. */
+  error?: object;
 }
 
-/** The logger the app writes to: one `info` line per request, `error` for a failure's cause (pino fits). */
+/** The logger the app writes to: one line per request, at `error` when bvl failed on it (pino fits). */
 export interface Logger {
   info(fields: object, message: string): void;
   error(fields: object, message: string): void;

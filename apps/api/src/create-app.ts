@@ -88,7 +88,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   // A bounded wait for everything that reaches the database; publish gets longer.
   app.use('*', async (c, next) => {
-    const publish = c.req.method === 'POST' && c.req.path.endsWith('/publish');
+    // An MCP request may be a publish too.
+    const publish = c.req.method === 'POST' && (c.req.path.endsWith('/publish') || c.req.path === '/mcp');
     await withDeadline(next(), publish ? limits.publishMs : limits.requestMs, `${c.req.method} ${c.req.path}`);
   });
   app.use('/v1/tenants/:tenant/*', bearerAuth(platform, { pathTenant: true }));
@@ -113,7 +114,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         return c.json({ ok: true, database: 'up' as const, ...base }, 200);
       } catch (e) {
         c.var.facts.outcome = 'database_unavailable';
-        logger.error({ err: describeCause(e) }, 'health check failed');
+        c.var.facts.error = describeCause(e);
         return c.json({ ok: false, database: 'down' as const, ...base }, 503);
       }
     },
@@ -121,7 +122,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // MCP over streamable HTTP, stateless: a server and transport per request, JSON responses.
   app.all('/mcp', async (c) => {
-    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, logger, deps.version);
+    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -162,7 +163,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }
     const r = toErrorResponse(err);
     c.var.facts.outcome = r.body.error;
-    if (r.cause) logger.error({ method: c.req.method, path: c.req.path, err: describeCause(r.cause) }, 'request failed');
+    if (r.cause) c.var.facts.error = describeCause(r.cause);
     if (r.body.error === 'unauthorized') c.header('WWW-Authenticate', 'Bearer realm="bvl"');
     if (r.body.error === 'database_unavailable') c.header('Retry-After', '5');
     return c.json(r.body satisfies ErrorBody, r.status as 400);

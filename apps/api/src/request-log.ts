@@ -5,8 +5,9 @@ import type { AppEnv, Logger, RequestFacts } from './app-env.ts';
 
 /**
  * One structured line per request: method, route pattern, path, status, duration and what the
- * handler recorded (tenant, package, session, round, tool, outcome). Headers are never logged, so a
- * bearer token cannot reach the log; the request id is echoed as `x-request-id`.
+ * handler recorded (tenant, package, session, round, tool, outcome, and the cause when bvl failed).
+ * Headers are never logged, so a bearer token cannot reach the log; the request id is echoed as
+ * `x-request-id`.
  */
 export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -17,7 +18,8 @@ export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
     await next();
     c.res.headers.set('x-request-id', id);
     const status = c.res.status;
-    logger.info(
+    const line = status >= 500 || facts.error ? logger.error.bind(logger) : logger.info.bind(logger);
+    line(
       {
         req: id,
         method: c.req.method,

@@ -79,6 +79,7 @@ describe.runIf(present)('the HTML card in Chromium', () => {
 
     expect(await page.title()).toMatch(/^Build health — .+ \/ app$/);
     const verdict = page.locator('[data-verdict]');
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a person sees
     expect(await verdict.innerText()).toBe('Not publishable: fix the errors below');
     expect(await verdict.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(207, 34, 46)');
 

@@ -1,6 +1,6 @@
 import type { PlatformContext } from '@bvl/platform';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Logger, RequestFacts } from '../app-env.ts';
+import type { RequestFacts } from '../app-env.ts';
 import { describeCause } from '../to-error-response.ts';
 import { outcomeOf, TOOLS, type ToolName } from '../tools.ts';
 import { toolError, toolResult } from './tool-result.ts';
@@ -14,7 +14,7 @@ export const REMOTE_INSTRUCTIONS =
  * the HTTP routes call, so both surfaces answer alike. Built per request (stateless streamable
  * HTTP): nothing lives in the process between calls.
  */
-export function createRemoteMcp(platform: PlatformContext, tenant: string, facts: RequestFacts, logger: Logger, version: string): McpServer {
+export function createRemoteMcp(platform: PlatformContext, tenant: string, facts: RequestFacts, version: string): McpServer {
   const server = new McpServer({ name: 'bvl', version }, { capabilities: { tools: {} }, instructions: REMOTE_INSTRUCTIONS });
   for (const tool of Object.values(TOOLS)) {
     server.registerTool(
@@ -36,7 +36,7 @@ export function createRemoteMcp(platform: PlatformContext, tenant: string, facts
         } catch (e) {
           const { result, code, cause } = toolError(e);
           facts.outcome = code;
-          if (cause) logger.error({ tool: tool.name, err: describeCause(cause) }, 'tool failed');
+          if (cause) facts.error = describeCause(cause);
           return result;
         }
       },
