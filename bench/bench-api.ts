@@ -197,8 +197,9 @@ export async function benchApi(log: Log): Promise<void> {
     log(
       `  soak: 16 clients × ${SOAK_S} s (80% verify, 10% card, 10% staged writes): ${soak.n} requests, ${soak.errors} errors, ${f1(soak.rps)} req/s, p50 ${f1(soak.p50)} ms, p99 ${f1(soak.p99)} ms`,
     );
+    const quarter = (q: number) => f1(samples[Math.min(samples.length - 1, Math.floor((q * samples.length) / 4))]?.[1] ?? Number.NaN);
     log(
-      `  server RSS: first ${window} s ${f1(first)} MB → last ${window} s ${f1(last)} MB (${last >= first ? '+' : ''}${f1(((last - first) / first) * 100)}%), peak ${f1(peak)} MB, ${samples.length} samples`,
+      `  server RSS: first ${window} s ${f1(first)} MB → last ${window} s ${f1(last)} MB (${last >= first ? '+' : ''}${f1(((last - first) / first) * 100)}%), peak ${f1(peak)} MB; at 0/¼/½/¾/end: ${[0, 1, 2, 3, 4].map(quarter).join(' / ')} MB (${samples.length} samples)`,
     );
     if (soak.errors > 0) {
       log(`  SOAK FAILED: ${soak.errors} errors`);

@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       responses: { 200: json(HealthzSchema, 'Up, and the database answers.'), 503: json(HealthzSchema, 'The database does not answer.') },
     },
     async (c) => {
-      const base = { engine: (platform as { engine: string }).engine, version: deps.version, uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) };
+      const base = { engine: platform.engine, version: deps.version, uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) };
       try {
         await withDeadline(sql`select 1`.execute(platform.db), limits.healthzMs, 'the database check');
         return c.json({ ok: true, database: 'up' as const, ...base }, 200);

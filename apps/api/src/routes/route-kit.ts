@@ -1,3 +1,4 @@
+import type { PlatformContext } from '@bvl/platform';
 import type { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env.ts';
@@ -35,7 +36,7 @@ export async function runTool<I extends z.ZodObject, O extends z.ZodType>(
   c: Context<AppEnv>,
   tool: Tool<I, O>,
   input: z.output<I>,
-  platform: Parameters<Tool['run']>[0],
+  platform: PlatformContext,
 ) {
   const facts = c.var.facts;
   const i = input as { package?: string; session?: string; id?: string };
