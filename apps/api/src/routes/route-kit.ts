@@ -32,12 +32,7 @@ export const json = <S extends z.ZodType>(schema: S, description: string) => ({ 
  * Runs a tool for the request's tenant and records what the log line says about it. The tool's
  * input is the path's package plus what the route parsed.
  */
-export async function runTool<I extends z.ZodObject, O extends z.ZodType>(
-  c: Context<AppEnv>,
-  tool: Tool<I, O>,
-  input: z.output<I>,
-  platform: PlatformContext,
-) {
+export async function runTool<I extends z.ZodObject, O extends z.ZodType>(c: Context<AppEnv>, tool: Tool<I, O>, input: z.output<I>, platform: PlatformContext) {
   const facts = c.var.facts;
   const i = input as { package?: string; session?: string; id?: string };
   facts.package = i.package;
