@@ -99,3 +99,4 @@ if (existsSync(runtime) && process.env.BVL_BENCH_SKIP_RUNTIME !== '1') {
   const { benchRuntime } = (await import(runtime.href)) as { benchRuntime: (log: (l: string) => void) => Promise<void> };
   await benchRuntime(log);
 }
+if (process.env.BVL_BENCH_SKIP_API !== '1') await (await import('./bench-api.ts')).benchApi(log);

@@ -94,6 +94,38 @@ issues, 2 when it could not run (no endpoint, bad input, database or endpoint un
     load: async () => (await import('./commands/build.ts')).run,
   },
   {
+    name: 'serve',
+    summary: 'serve verify_build over HTTP (OpenAPI) and MCP at /mcp; npm start runs it with a demo',
+    usage: `usage: bvl serve [--port n] [--host 127.0.0.1] [--no-demo]
+
+  --port <n>           the port to listen on (default 8787; 0 = any free port)
+  --host <h>           the address to listen on (default 127.0.0.1)
+  --no-demo            do not set up the demo tenant (example app published, the agent's broken drafts staged)
+  -h, --help           show this help
+
+Serves the database the environment names: DATABASE_URL (PostgreSQL; several bvl serve processes share
+it), else embedded PGlite in $BVL_DATA_DIR or .bvl/data. Prints the URL, a demo token and a curl line.`,
+    load: async () => (await import('./commands/serve.ts')).run,
+  },
+  {
+    name: 'mcp',
+    summary: 'an MCP server on stdio for a local agent: verify, fix, publish, card on a folder or stack file',
+    usage: `usage: bvl mcp
+
+Speaks MCP over stdio (add it to an MCP client as the command "npx bvl mcp"). Tools: verify, fix,
+publish (into the local embedded database, or DATABASE_URL) and card, on paths relative to the
+working folder. Runs until the client closes stdin.`,
+    load: async () => (await import('./commands/mcp.ts')).run,
+  },
+  {
+    name: 'token',
+    summary: 'create, list or revoke the API bearer tokens of a tenant',
+    usage: `usage: bvl token create --tenant t [--label l] | bvl token list --tenant t | bvl token revoke --tenant t <id>
+
+A created token is printed once; bvl keeps only its hash.`,
+    load: async () => (await import('./commands/token.ts')).run,
+  },
+  {
     name: 'baseline',
     summary: 'record the current issues so later runs show only new ones',
     usage: `usage: bvl baseline <stack> [--drafts <stack>] [-o <file>]

@@ -100,6 +100,16 @@ export interface BuildRoundsTable {
   created_at: ColumnType<Date, string, never>;
 }
 
+/** `bvl.api_tokens`: an HTTP API bearer token of one tenant; only the sha256 of its secret is stored. */
+export interface ApiTokensTable {
+  id: string;
+  tenant_id: string;
+  secret_hash: string;
+  label: ColumnType<string, string | undefined, string>;
+  created_at: ColumnType<Date, string, never>;
+  revoked_at: ColumnType<Date | null, string | null | undefined, string | null>;
+}
+
 /** The `bvl` schema as kysely sees it (tables are schema-qualified). */
 export interface BvlDatabase {
   'bvl.tenants': TenantsTable;
@@ -109,6 +119,7 @@ export interface BvlDatabase {
   'bvl.probe_results': ProbeResultsTable;
   'bvl.build_sessions': BuildSessionsTable;
   'bvl.build_rounds': BuildRoundsTable;
+  'bvl.api_tokens': ApiTokensTable;
 }
 
 /** Which engine is behind the dialect; only messages and docs differ. */

@@ -120,6 +120,22 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  '0003_api_tokens': {
+    async up(db: Kysely<unknown>) {
+      // Bearer tokens of the HTTP API, one tenant each. Only a hash is kept: the token is shown once.
+      await db.schema
+        .withSchema('bvl')
+        .createTable('api_tokens')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull().references('bvl.tenants.id').onDelete('cascade'))
+        .addColumn('secret_hash', 'text', (c) => c.notNull())
+        .addColumn('label', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('revoked_at', 'timestamptz')
+        .execute();
+      await db.schema.withSchema('bvl').createIndex('api_tokens_by_tenant').on('api_tokens').column('tenant_id').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

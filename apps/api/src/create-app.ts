@@ -1,0 +1,172 @@
+import type { PlatformContext } from '@bvl/platform';
+import { OpenAPIHono, type z } from '@hono/zod-openapi';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { sql } from 'kysely';
+import type { AppEnv, Logger } from './app-env.ts';
+import { bearerAuth, notFound } from './auth.ts';
+import { createRemoteMcp } from './mcp/create-remote-mcp.ts';
+import { requestLog } from './request-log.ts';
+import { buildRoutes } from './routes/build-routes.ts';
+import { draftRoutes } from './routes/draft-routes.ts';
+import { json } from './routes/route-kit.ts';
+import { sessionRoutes } from './routes/session-routes.ts';
+import { HealthzSchema } from './schemas.ts';
+import { ApiError, describeCause, type ErrorBody, type Problem, toErrorResponse } from './to-error-response.ts';
+import { withDeadline } from './with-deadline.ts';
+
+/** The bounds every request runs under. */
+export interface Limits {
+  /** Largest request body (bytes); more is a 413. */
+  readonly bodyBytes: number;
+  /** Longest a request may take before it answers 503 (the database is not answering). */
+  readonly requestMs: number;
+  /** The same for publish, which runs DDL, seeds and probes. */
+  readonly publishMs: number;
+  /** The same for /healthz's database check. */
+  readonly healthzMs: number;
+}
+
+/** Default limits: 4 MiB bodies, 30 s requests, 120 s publishes, a 2 s health check. */
+export const DEFAULT_LIMITS: Limits = { bodyBytes: 4 * 1024 * 1024, requestMs: 30_000, publishMs: 120_000, healthzMs: 2_000 };
+
+/** What the app is built from; main.ts is the one place that makes these. */
+export interface AppDeps {
+  readonly platform: PlatformContext;
+  readonly logger: Logger;
+  readonly version: string;
+  readonly limits?: Partial<Limits> | undefined;
+}
+
+/** Zod problems as the API lists them: a dotted path into the input, and what is wrong there. */
+export function problemsOf(error: z.ZodError, target: string): Problem[] {
+  return error.issues.map((i) => ({ path: [target, ...i.path.map(String)].join('.'), message: i.message }));
+}
+
+/**
+ * The HTTP API: drafts, verify_build, the gated publish, the health card and build sessions under
+ * `/v1/tenants/{tenant}/packages/{package}`, the same tools over MCP at `/mcp`, `/healthz`, and the
+ * OpenAPI document generated from the routes' zod schemas at `/openapi.json`. Every route calls one
+ * function of packages/verify-build or packages/platform; nothing is kept in the process.
+ */
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const { platform, logger } = deps;
+  const startedAt = Date.now();
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const problems = problemsOf(result.error, result.target === 'json' ? 'body' : result.target);
+        throw new ApiError(
+          'invalid_request',
+          `invalid ${result.target === 'json' ? 'body' : result.target}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+          problems,
+        );
+      }
+    },
+  });
+
+  app.use('*', requestLog(logger));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: limits.bodyBytes,
+      onError: () => {
+        throw new ApiError('payload_too_large', `the body is over the ${limits.bodyBytes}-byte limit`);
+      },
+    }),
+  );
+  // An empty body declared as JSON (curl -X POST -H 'Content-Type: application/json') means "no options".
+  app.use('*', async (c, next) => {
+    if (c.req.header('content-length') === '0' && c.req.header('content-type')?.includes('json')) {
+      const headers = new Headers(c.req.raw.headers);
+      headers.delete('content-type');
+      c.req.raw = new Request(c.req.raw, { headers });
+    }
+    await next();
+  });
+  // A bounded wait for everything that reaches the database; publish gets longer.
+  app.use('*', async (c, next) => {
+    // An MCP request may be a publish too.
+    const publish = c.req.method === 'POST' && (c.req.path.endsWith('/publish') || c.req.path === '/mcp');
+    await withDeadline(next(), publish ? limits.publishMs : limits.requestMs, `${c.req.method} ${c.req.path}`);
+  });
+  app.use('/v1/tenants/:tenant/*', bearerAuth(platform, { pathTenant: true }));
+  app.use('/mcp', bearerAuth(platform, { pathTenant: false }));
+
+  draftRoutes(app, platform);
+  buildRoutes(app, platform);
+  sessionRoutes(app, platform);
+
+  app.openapi(
+    {
+      method: 'get',
+      path: '/healthz',
+      tags: ['service'],
+      summary: 'Process and database health',
+      responses: { 200: json(HealthzSchema, 'Up, and the database answers.'), 503: json(HealthzSchema, 'The database does not answer.') },
+    },
+    async (c) => {
+      const base = { engine: platform.engine, version: deps.version, uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) };
+      try {
+        await withDeadline(sql`select 1`.execute(platform.db), limits.healthzMs, 'the database check');
+        return c.json({ ok: true, database: 'up' as const, ...base }, 200);
+      } catch (e) {
+        c.var.facts.outcome = 'database_unavailable';
+        c.var.facts.error = describeCause(e);
+        return c.json({ ok: false, database: 'down' as const, ...base }, 503);
+      }
+    },
+  );
+
+  // MCP over streamable HTTP, stateless: a server and transport per request, JSON responses.
+  app.all('/mcp', async (c) => {
+    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await server.close().catch(() => {});
+    }
+  });
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A tenant token: `bvl token create --tenant <t>` prints one.',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'bvl — Build Verification Loop',
+      version: deps.version,
+      description: 'verify_build as a service: stage drafts, verify (L1 graph lint + L2 render contract + latest L3 probes), publish through the gate.',
+    },
+  });
+
+  app.notFound((c) => {
+    c.var.facts.outcome = 'not_found';
+    return c.json(toErrorResponse(notFound(c)).body, 404);
+  });
+  app.onError((e, c) => {
+    let err: unknown = e;
+    if (e instanceof HTTPException && !(e.cause instanceof ApiError)) {
+      // hono's own: a body that is not JSON (400) and the like.
+      err =
+        e.status === 413
+          ? new ApiError('payload_too_large', e.message || 'the body is too large')
+          : e.status < 500
+            ? new ApiError(e.status === 404 ? 'not_found' : 'invalid_request', e.message || 'invalid request')
+            : e;
+    }
+    const r = toErrorResponse(err);
+    c.var.facts.outcome = r.body.error;
+    if (r.cause) c.var.facts.error = describeCause(r.cause);
+    if (r.body.error === 'unauthorized') c.header('WWW-Authenticate', 'Bearer realm="bvl"');
+    if (r.body.error === 'database_unavailable') c.header('Retry-After', '5');
+    return c.json(r.body satisfies ErrorBody, r.status as 400);
+  });
+  return app;
+}

@@ -1,0 +1,134 @@
+// The composition root: the only place that opens the database, reads the environment, makes the
+// logger and listens. `bvl serve`, `bvl mcp` and `bvl token` call these.
+import type { AddressInfo } from 'node:net';
+import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
+import { serve } from '@hono/node-server';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import pino from 'pino';
+import { createApp, type Limits } from './create-app.ts';
+import { createLocalMcp } from './local/create-local-mcp.ts';
+import { DEMO, findExample, stageDemo } from './run-demo.ts';
+import { createToken, listTokens, revokeToken, type TokenInfo } from './run-tokens.ts';
+
+/** How long the server keeps an idle connection open (longer than clients and load balancers do). */
+export const KEEP_ALIVE_MS = 65_000;
+
+/** What `bvl serve` is given. */
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  /** Set up the demo tenant with the example app (when the example is found). */
+  readonly demo: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly version: string;
+  readonly limits?: Partial<Limits> | undefined;
+  /** Where the JSON log lines go (default: stderr, so stdout stays for what `bvl serve` prints). */
+  readonly logTo?: NodeJS.WritableStream | undefined;
+}
+
+/** A running server. */
+export interface RunningServer {
+  readonly url: string;
+  readonly database: string;
+  /** The demo: its tenant, package and a fresh token for it (printed once, stored hashed). */
+  readonly demo?: { readonly tenant: string; readonly package: string; readonly token: string; readonly example: string } | undefined;
+  close(): Promise<void>;
+}
+
+/** The JSON logger: one line per request; an `authorization` or `token` field is redacted wherever it appears. */
+export function makeLogger(to: NodeJS.WritableStream = process.stderr) {
+  return pino(
+    {
+      base: { service: 'bvl-api' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: ['authorization', '*.authorization', 'headers', '*.headers', 'token', '*.token'], censor: '[redacted]' },
+    },
+    to,
+  );
+}
+
+/**
+ * Opens the database (DATABASE_URL, else PGlite under `<cwd>/.bvl/data`), sets up the demo, and
+ * listens on host:port (0 = any free port). Several servers on one PostgreSQL share the load: tokens,
+ * sessions and locks live in the database.
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const platform = await openPlatform(platformOptionsFromEnv(options.env, options.cwd));
+  try {
+    let demo: RunningServer['demo'];
+    if (options.demo) {
+      const example = findExample([options.cwd, import.meta.dirname]);
+      if (example) {
+        await stageDemo(platform, example);
+        const { token } = await createToken(platform, { tenant: DEMO.tenant, label: 'bvl serve demo' });
+        demo = { ...DEMO, token, example };
+      }
+    }
+    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits });
+    const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
+      const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolveServer(s));
+      s.once('error', reject);
+    });
+    // Idle keep-alive sockets are closed by the client first (undici: 4 s), never by the server
+    // mid-reuse: a server that closes at 5 s (Node's default) races a client reusing the socket.
+    const http = server as { keepAliveTimeout?: number; headersTimeout?: number };
+    http.keepAliveTimeout = KEEP_ALIVE_MS;
+    http.headersTimeout = KEEP_ALIVE_MS + 1_000;
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return {
+      url: `http://${host}:${address.port}`,
+      database: platform.location,
+      demo,
+      close: async () => {
+        await new Promise<void>((done) => {
+          server.close(() => done());
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        });
+        await platform.close();
+      },
+    };
+  } catch (e) {
+    await platform.close().catch(() => {});
+    throw e;
+  }
+}
+
+/** Runs `fn` on the database the environment names, and closes it. */
+async function withPlatform<T>(env: ServeOptions['env'], cwd: string, fn: (p: Platform) => Promise<T>): Promise<T> {
+  const platform = await openPlatform(platformOptionsFromEnv(env, cwd));
+  try {
+    return await fn(platform);
+  } finally {
+    await platform.close();
+  }
+}
+
+/** `bvl token create`: a new token for the tenant; the caller prints it once. */
+export const issueToken = (env: ServeOptions['env'], cwd: string, tenant: string, label?: string) =>
+  withPlatform(env, cwd, (p) => createToken(p, { tenant, label }));
+
+/** `bvl token list`. */
+export const tokensOf = (env: ServeOptions['env'], cwd: string, tenant: string): Promise<TokenInfo[]> => withPlatform(env, cwd, (p) => listTokens(p, tenant));
+
+/** `bvl token revoke`. */
+export const revokeTokenById = (env: ServeOptions['env'], cwd: string, tenant: string, id: string): Promise<boolean> =>
+  withPlatform(env, cwd, (p) => revokeToken(p, { tenant, id }));
+
+/**
+ * `bvl mcp`: the local tools (verify, fix, publish, card over a folder or stack file) on stdio until
+ * the client closes it. stdout carries the protocol only; publish opens the local database per call.
+ */
+export async function runMcpStdio(options: { readonly env: ServeOptions['env']; readonly cwd: string; readonly version: string }): Promise<void> {
+  const server = createLocalMcp({ ...options, openPlatform: () => openPlatform(platformOptionsFromEnv(options.env, options.cwd)) });
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  await new Promise<void>((done) => {
+    server.server.onclose = () => done();
+    process.stdin.once('end', () => done());
+    process.stdin.once('close', () => done());
+  });
+  await server.close().catch(() => {});
+}

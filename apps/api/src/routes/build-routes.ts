@@ -1,0 +1,80 @@
+import type { PlatformContext } from '@bvl/platform';
+import { renderCardHtml } from '@bvl/verify-build';
+import { createRoute, z } from '@hono/zod-openapi';
+import { accepts } from 'hono/accepts';
+import { HealthQuery, HealthSchema, PublishInput, PublishResultSchema, ScopeParams, VerifyInput, VerifyResultSchema } from '../schemas.ts';
+import { TOOLS } from '../tools.ts';
+import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool } from './route-kit.ts';
+
+const tags = ['build'];
+
+/** HTTP status of a publish outcome: refused by the gate is a conflict with the drafts' state; a rolled-back publish is a failure. */
+const PUBLISH_STATUS = { published: 200, nothing_to_publish: 200, refused: 409, failed: 500 } as const;
+
+/** verify_build, the gated publish, and the build-health card (JSON, or HTML for a browser). */
+export function buildRoutes(app: ApiApp, platform: PlatformContext): void {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: `${PACKAGE_PATH}/verify`,
+      tags,
+      security: BEARER,
+      summary: 'verify_build',
+      description: TOOLS.verify_build.description,
+      request: { params: ScopeParams, body: { content: { 'application/json': { schema: VerifyInput } }, required: false } },
+      responses: { 200: json(VerifyResultSchema, 'The verification: issues are data (ok=false when any error remains).'), ...ERRORS },
+    }),
+    async (c) => {
+      const body = c.req.valid('json') ?? {};
+      return c.json(await runTool(c, TOOLS.verify_build, { ...body, package: c.req.valid('param').package }, platform), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: `${PACKAGE_PATH}/publish`,
+      tags,
+      security: BEARER,
+      summary: 'Publish (the gate)',
+      description: TOOLS.publish.description,
+      request: { params: ScopeParams, body: { content: { 'application/json': { schema: PublishInput } }, required: false } },
+      responses: {
+        200: json(PublishResultSchema, 'Published (or nothing to publish). L3 probe issues are in `issues`.'),
+        409: json(PublishResultSchema, 'Refused by the gate: L1/L2 errors in `issues`; nothing was published.'),
+        500: json(PublishResultSchema, 'The publish rolled back (`error` says why); the previous published state is intact.'),
+        ...ERRORS,
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json') ?? {};
+      const r = await runTool(c, TOOLS.publish, { ...body, package: c.req.valid('param').package }, platform);
+      return c.json(r, PUBLISH_STATUS[r.outcome]);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: `${PACKAGE_PATH}/health`,
+      tags,
+      security: BEARER,
+      summary: 'Build-health card',
+      description: `${TOOLS.build_health.description} JSON by default; a self-contained HTML page for \`Accept: text/html\`.`,
+      request: { params: ScopeParams, query: HealthQuery },
+      responses: {
+        200: {
+          description: 'The card.',
+          content: { 'application/json': { schema: HealthSchema }, 'text/html': { schema: z.string().openapi({ description: 'The card as a page.' }) } },
+        },
+        ...ERRORS,
+      },
+    }),
+    async (c) => {
+      const p = c.req.valid('param');
+      const q = c.req.valid('query');
+      const r = await runTool(c, TOOLS.build_health, { package: p.package, ...(q.session ? { session: q.session } : {}) }, platform);
+      const type = accepts(c, { header: 'Accept', supports: ['application/json', 'text/html'], default: 'application/json' });
+      if (type === 'text/html') return c.html(renderCardHtml(r.card, `Build health — ${p.tenant} / ${p.package}`), 200);
+      return c.json(r, 200);
+    },
+  );
+}

@@ -1,0 +1,43 @@
+import type { PlatformContext } from '@bvl/platform';
+import type { OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../app-env.ts';
+import { ErrorSchema } from '../schemas.ts';
+import { outcomeOf, type Tool, type ToolName } from '../tools.ts';
+
+/** The app the routes register on. */
+export type ApiApp = OpenAPIHono<AppEnv>;
+
+/** Where a package's routes live (OpenAPI path syntax). */
+export const PACKAGE_PATH = '/v1/tenants/{tenant}/packages/{package}';
+
+const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
+
+/** The error responses every authenticated route can give. */
+export const ERRORS = {
+  400: error('Invalid input: `problems` lists each problem with its path.'),
+  401: error('Missing or invalid bearer token.'),
+  404: error('Unknown route or resource — also for another tenant than the token’s (existence does not leak).'),
+  413: error('The body is over the size limit.'),
+  503: error('The database is unreachable or did not answer in time; retry shortly.'),
+} as const;
+
+/** Security requirement of the authenticated routes. */
+export const BEARER = [{ bearer: [] }];
+
+/** A JSON response of a route. */
+export const json = <S extends z.ZodType>(schema: S, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+/**
+ * Runs a tool for the request's tenant and records what the log line says about it. The tool's
+ * input is the path's package plus what the route parsed.
+ */
+export async function runTool<I extends z.ZodObject, O extends z.ZodType>(c: Context<AppEnv>, tool: Tool<I, O>, input: z.output<I>, platform: PlatformContext) {
+  const facts = c.var.facts;
+  const i = input as { package?: string; session?: string; id?: string };
+  facts.package = i.package;
+  if (i.session ?? i.id) facts.session = i.session ?? i.id;
+  const output = await tool.run(platform, c.var.tenant, input);
+  Object.assign(facts, outcomeOf(tool.name as ToolName, output));
+  return output as z.infer<O>;
+}

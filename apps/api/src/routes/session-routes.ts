@@ -1,0 +1,85 @@
+import type { PlatformContext } from '@bvl/platform';
+import { createRoute } from '@hono/zod-openapi';
+import { ListSessionsQuery, RoundListSchema, ScopeParams, SessionInput, SessionListSchema, SessionParams, SessionSchema } from '../schemas.ts';
+import { TOOLS } from '../tools.ts';
+import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool } from './route-kit.ts';
+
+const tags = ['sessions'];
+
+/** Build sessions: create, read, list, their rounds, cancel. */
+export function sessionRoutes(app: ApiApp, platform: PlatformContext): void {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: `${PACKAGE_PATH}/sessions`,
+      tags,
+      security: BEARER,
+      summary: 'Start a build session',
+      description: TOOLS.create_session.description,
+      request: { params: ScopeParams, body: { content: { 'application/json': { schema: SessionInput } }, required: true } },
+      responses: { 201: json(SessionSchema, 'The session.'), ...ERRORS },
+    }),
+    async (c) => c.json(await runTool(c, TOOLS.create_session, { ...c.req.valid('json'), package: c.req.valid('param').package }, platform), 201),
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: `${PACKAGE_PATH}/sessions`,
+      tags,
+      security: BEARER,
+      summary: 'List sessions',
+      description: TOOLS.list_sessions.description,
+      request: { params: ScopeParams, query: ListSessionsQuery },
+      responses: { 200: json(SessionListSchema, 'Newest first.'), ...ERRORS },
+    }),
+    async (c) => c.json(await runTool(c, TOOLS.list_sessions, { package: c.req.valid('param').package, ...c.req.valid('query') }, platform), 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: `${PACKAGE_PATH}/sessions/{id}`,
+      tags,
+      security: BEARER,
+      summary: 'Read a session',
+      description: TOOLS.get_session.description,
+      request: { params: SessionParams },
+      responses: { 200: json(SessionSchema, 'The session.'), ...ERRORS },
+    }),
+    async (c) => {
+      const p = c.req.valid('param');
+      return c.json(await runTool(c, TOOLS.get_session, { package: p.package, id: p.id }, platform), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: `${PACKAGE_PATH}/sessions/{id}/rounds`,
+      tags,
+      security: BEARER,
+      summary: "A session's rounds",
+      description: TOOLS.list_rounds.description,
+      request: { params: SessionParams },
+      responses: { 200: json(RoundListSchema, 'In order.'), ...ERRORS },
+    }),
+    async (c) => {
+      const p = c.req.valid('param');
+      return c.json(await runTool(c, TOOLS.list_rounds, { package: p.package, id: p.id }, platform), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: `${PACKAGE_PATH}/sessions/{id}/cancel`,
+      tags,
+      security: BEARER,
+      summary: 'Cancel a session',
+      description: TOOLS.cancel_session.description,
+      request: { params: SessionParams },
+      responses: { 200: json(SessionSchema, 'The session, stopped as cancelled.'), ...ERRORS },
+    }),
+    async (c) => {
+      const p = c.req.valid('param');
+      return c.json(await runTool(c, TOOLS.cancel_session, { package: p.package, id: p.id }, platform), 200);
+    },
+  );
+}

@@ -1,0 +1,133 @@
+// End to end on a real listening server started by the composition root (main.ts: the database the
+// environment names, the demo staged, a token), driven by the MCP SDK client over streamable HTTP
+// and by plain fetch: the same tools, the same issues, the same gate.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { dropTenant, openPlatform } from '@bvl/platform';
+import { ENGINE } from '@bvl/platform/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../src/main.ts';
+import { TOOLS } from '../src/tools.ts';
+
+let server: RunningServer;
+let cwd: string;
+let client: Client;
+const env = ENGINE === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL } : {};
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'bvl-serve-'));
+  if (ENGINE === 'postgres') {
+    // The demo tenant is shared by name: start it from nothing.
+    const p = await openPlatform({ databaseUrl: process.env.DATABASE_URL });
+    await dropTenant(p, 'demo');
+    await p.close();
+  }
+  server = await startServer({ port: 0, host: '127.0.0.1', demo: true, env, cwd, version: 'test', logTo: devNull() });
+  client = new Client({ name: 'bvl-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.demo!.token}` } } }),
+  );
+});
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+  await rm(cwd, { recursive: true, force: true });
+  if (ENGINE === 'postgres') {
+    const p = await openPlatform({ databaseUrl: process.env.DATABASE_URL });
+    await dropTenant(p, 'demo');
+    await p.close();
+  }
+});
+
+function devNull(): NodeJS.WritableStream {
+  return new Writable({ write: (_c, _e, done) => done() });
+}
+
+const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const codes = (issues: Array<{ code: string; severity: string }>) => issues.filter((i) => i.severity === 'error').map((i) => i.code);
+
+describe('a real server', () => {
+  it('listens on 127.0.0.1 with the demo: the example published, the broken drafts staged', () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.demo).toMatchObject({ tenant: 'demo', package: 'expense' });
+    expect(server.demo!.token).toMatch(/^bvl_[0-9a-f]{16}_/);
+  });
+
+  it('MCP lists the same tools the HTTP API routes, each with an outputSchema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(TOOLS).sort());
+    for (const t of tools) expect(t.outputSchema, t.name).toMatchObject({ type: 'object' });
+  });
+
+  it('verify over MCP: the broken build comes back as structured content — issues are data, not an error', async () => {
+    const r = await call('verify_build', { package: 'expense' });
+    expect(r.isError).toBeFalsy();
+    const out = r.structuredContent as { ok: boolean; publishable: boolean; issues: Array<{ code: string; severity: string; artifact: { name: string } }> };
+    expect(out).toMatchObject({ ok: false, publishable: false });
+    expect(codes(out.issues)).toEqual(['unknown_measure', 'dangling_dataset', 'typeless_schema']);
+    // The same answer over plain HTTP.
+    const http = await fetch(`${server.url}/v1/tenants/demo/packages/expense/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.demo!.token}` },
+    });
+    expect(http.status).toBe(200);
+    expect(((await http.json()) as { issues: unknown }).issues).toEqual(out.issues);
+  });
+
+  it('publish with L1/L2 errors is refused over MCP and over HTTP alike, and nothing is published', async () => {
+    const r = await call('publish', { package: 'expense' });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ outcome: 'refused', published: false });
+    expect(codes((r.structuredContent as { issues: Array<{ code: string; severity: string }> }).issues)).toEqual([
+      'unknown_measure',
+      'dangling_dataset',
+      'typeless_schema',
+    ]);
+    const http = await fetch(`${server.url}/v1/tenants/demo/packages/expense/publish`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.demo!.token}` },
+    });
+    expect(http.status).toBe(409);
+    expect(await http.json()).toMatchObject({ outcome: 'refused', published: false });
+  });
+
+  it('the whole loop over MCP: session, fixer, the agent repairs, the gate lets it through, the card says so', async () => {
+    const session = (await call('create_session', { package: 'expense', goal: 'Track expenses with a spending dashboard' })).structuredContent as {
+      id: string;
+    };
+    const first = (await call('verify_build', { package: 'expense', session: session.id })).structuredContent as any;
+    expect(first.fixes).toHaveLength(2);
+    expect(codes(first.issues)).toEqual(['dangling_dataset']);
+    const draft = (await call('get_draft', { package: 'expense', type: 'dashboard', name: 'exp_spending' })).structuredContent as any;
+    const body = structuredClone(draft.body);
+    // A first repair that is half right: the stage answer names what this write broke.
+    body.widgets[2].dataset = 'exp_expense_metrics';
+    const half = (await call('stage_draft', { package: 'expense', type: 'dashboard', name: 'exp_spending', body })).structuredContent as any;
+    expect(half).toMatchObject({ resolved: 1, errors: 1 });
+    expect(half.issues.map((i: { code: string; path: string }) => [i.code, i.path])).toEqual([['unknown_measure', '/widgets/2/values/0']]);
+    body.widgets[2].values = ['approved_amount'];
+    const staged = (await call('stage_draft', { package: 'expense', type: 'dashboard', name: 'exp_spending', body })).structuredContent as any;
+    expect(staged).toMatchObject({ issues: [], resolved: 1, errors: 0 });
+    const second = (await call('verify_build', { package: 'expense', session: session.id })).structuredContent as any;
+    expect(second).toMatchObject({ ok: true, publishable: true, session: { next: 'publish' } });
+    const published = await call('publish', { package: 'expense', session: session.id });
+    expect(published.isError).toBeFalsy();
+    expect(published.structuredContent).toMatchObject({ outcome: 'published', ok: true, session: { status: 'stopped', stopReason: 'clean' } });
+    const health = (await call('build_health', { package: 'expense', session: session.id })).structuredContent as { line: string };
+    expect(health.line).toBe('✓ structure · ✓ renders · ✓ 9 rows · ✓ 3/3 widgets return data');
+  });
+
+  it('bad input is an MCP error result naming the problem; bvl stays up', async () => {
+    const r = await call('get_session', { package: 'expense', id: '00000000-0000-0000-0000-000000000000' });
+    expect(r.isError).toBe(true);
+    expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(/^not_found: unknown session/);
+    const bad = await call('stage_draft', { package: 'Not A Package', type: 'object', name: 'x', body: {} });
+    expect(bad.isError).toBe(true);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+
+const bounds = { testTimeout: 60_000, hookTimeout: 120_000 };
+
+// The suite runs on embedded PGlite always, and a second time on PostgreSQL when DATABASE_URL is
+// set (CI sets it), so both engines are proven in one `npm test`. Tests that need a real server
+// process or browser are in the same projects; they start what they need on 127.0.0.1.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'pglite',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          env: { BVL_TEST_ENGINE: 'pglite' },
+          globalSetup: ['./test/global-setup.ts'],
+          ...bounds,
+        },
+      },
+      ...(process.env.DATABASE_URL
+        ? [{ test: { name: 'postgres', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }]
+        : []),
+    ],
+  },
+});

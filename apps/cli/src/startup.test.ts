@@ -1,0 +1,34 @@
+// `bvl --help` stays fast: what main.js loads statically (before a command is chosen) never reaches
+// the server's or the database's npm packages. Reads the built bundle's static import graph.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const DIST = join(import.meta.dirname, '../dist');
+
+/** Every bare (npm) import reachable from `entry` through static imports only. */
+function staticNpmImports(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const npm = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, 'utf8');
+    // Static `import … from "x"` and `import "x"`, not `import("x")`.
+    for (const m of text.matchAll(/^\s*(?:import|export)\s(?:[^'"();]*?\sfrom\s)?["']([^"']+)["'];?/gm)) {
+      const spec = m[1]!;
+      if (spec.startsWith('.')) visit(join(dirname(file), spec));
+      else if (!spec.startsWith('node:')) npm.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+    }
+  };
+  visit(entry);
+  return npm;
+}
+
+describe('startup', () => {
+  it('main.js loads no server, MCP, logger or database package before a command runs', () => {
+    const loaded = staticNpmImports(join(DIST, 'main.js'));
+    for (const heavy of ['hono', '@hono/node-server', '@hono/zod-openapi', '@modelcontextprotocol/sdk', 'pino', 'pg', '@electric-sql/pglite', 'kysely'])
+      expect(loaded.has(heavy), heavy).toBe(false);
+  });
+});
