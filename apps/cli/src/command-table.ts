@@ -112,6 +112,8 @@ it), else embedded PGlite in $BVL_DATA_DIR or .bvl/data. Prints the URL, a demo 
     summary: 'an MCP server on stdio for a local agent: verify, fix, publish, card on a folder or stack file',
     usage: `usage: bvl mcp
 
+  -h, --help           show this help
+
 Speaks MCP over stdio (add it to an MCP client as the command "npx bvl mcp"). Tools: verify, fix,
 publish (into the local embedded database, or DATABASE_URL) and card, on paths relative to the
 working folder. Runs until the client closes stdin.`,
@@ -121,6 +123,10 @@ working folder. Runs until the client closes stdin.`,
     name: 'token',
     summary: 'create, list or revoke the API bearer tokens of a tenant',
     usage: `usage: bvl token create --tenant t [--label l] | bvl token list --tenant t | bvl token revoke --tenant t <id>
+
+  --tenant <t>         the tenant the token opens (and nothing else)
+  --label <l>          a name for the token, shown by list
+  -h, --help           show this help
 
 A created token is printed once; bvl keeps only its hash.`,
     load: async () => (await import('./commands/token.ts')).run,
