@@ -12,7 +12,7 @@ import { publishFiles } from './publish-files.ts';
 
 /** What `bvl mcp` tells an agent about itself. */
 export const LOCAL_INSTRUCTIONS =
-  "bvl verifies metadata apps in the ObjectStack stack format, on this machine. Give a stack JSON file or a per-artifact folder (objects/, views/, dashboards/, datasets/, apps/, seeds/), and optionally drafts over it. verify lists every L1/L2 issue (artifact, member, path, fix; a `patch` is RFC 6902 on the artifact's document); fix applies the safe patches to the folder's files; publish puts the app in the local database (gated: refused while any L1/L2 error remains) and probes it; card summarises.";
+  "bvl verifies metadata apps in the ObjectStack stack format, on this machine. Give a stack JSON file or a per-artifact folder (objects/, views/, dashboards/, datasets/, apps/, seeds/), and optionally drafts over it. verify lists every L1/L2 issue (artifact, member, path, fix; a `patch` is RFC 6902 on the artifact's document); fix applies the safe patches to the files (stack JSON or folder, formatting kept); publish puts the app in the local database (gated: refused while any L1/L2 error remains) and probes it; card summarises.";
 
 const Source = {
   path: z.string().min(1).max(4096).describe('The app: a stack JSON file or a per-artifact folder, relative to the folder bvl mcp runs in.'),

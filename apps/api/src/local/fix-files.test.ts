@@ -64,21 +64,23 @@ describe('fixFiles', () => {
     const r = await fixFiles(cwd, { path: 'app', drafts: 'drafts' }, { dryRun: true });
     expect(r.changes).toHaveLength(2);
     expect(r.written).toEqual([]);
-    expect(errors(r.issues)).toEqual(['unknown_measure', 'dangling_dataset', 'typeless_schema']);
+    // The issues are what would remain after the fixes (as bvl fix --dry-run reports them).
+    expect(errors(r.issues)).toEqual(['dangling_dataset']);
     expect(await readFile(join(cwd, 'drafts/dashboards/exp_spending.json'), 'utf8')).toBe(before);
   });
 
-  it('a stack file is never rewritten: its patches come back as skipped, to apply by hand', async () => {
+  it('a stack file is fixed in place, keeping its formatting (the same fixer as bvl fix)', async () => {
     const stack = {
       dashboards: [await read('drafts/dashboards/exp_spending.json')],
       datasets: [await read('app/datasets/exp_expense_metrics.json')],
       objects: [await read('app/objects/exp_expense.json'), await read('app/objects/exp_category.json'), await read('app/objects/exp_report.json')],
     };
-    await writeFile(join(cwd, 'stack.json'), JSON.stringify(stack));
+    const text = JSON.stringify(stack, null, 4);
+    await writeFile(join(cwd, 'stack.json'), text);
     const r = await fixFiles(cwd, { path: 'stack.json' });
-    expect(r.written).toEqual([]);
-    expect(r.skipped.map((s) => [s.reason, s.code, s.patch])).toEqual([
-      ['stack_file', 'unknown_measure', [{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }]],
-    ]);
+    expect(r.written).toEqual(['stack.json']);
+    expect(r.changes.map((c) => [c.file, c.path, c.old, c.new])).toEqual([['stack.json', '/dashboards/0/widgets/0/values/0', 'amount', 'total_amount']]);
+    const after = await readFile(join(cwd, 'stack.json'), 'utf8');
+    expect(after).toBe(text.replace('"amount"', '"total_amount"'));
   });
 });

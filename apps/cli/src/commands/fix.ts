@@ -1,18 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type BuildIssue, fingerprint, type JsonPatchOp } from '@bvl/build-issue';
-import { documentOf, rebasePatch, STDIN_NAME } from '@bvl/metadata';
-import { planFixes } from '@bvl/verify';
+import { fixTexts, MAX_FIX_ROUNDS } from '@bvl/verify';
 import { createTwoFilesPatch } from 'diff';
-import { type Checked, checkedLine, checkInputs, configFor, readInputs } from '../check-input.ts';
+import { checkedLine, checkInputs, configFor, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT, wantsColor } from '../cli-io.ts';
 import { commandNamed } from '../command-table.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
-import { patchJsonText } from '../patch-json-text.ts';
 import { writeReport } from '../write-report.ts';
-
-/** Rounds of verify → fix at most; each round fixes what the previous one uncovered. */
-export const MAX_FIX_ROUNDS = 10;
 
 const FIX_FLAGS = {
   drafts: { type: 'string' },
@@ -23,33 +17,6 @@ const FIX_FLAGS = {
   output: { type: 'string', short: 'o' },
   all: { type: 'boolean' },
 } as const;
-
-/** One value `bvl fix` changed, and the issue it fixed. */
-interface FixedValue {
-  readonly file: string;
-  readonly line?: number | undefined;
-  readonly column?: number | undefined;
-  readonly pointer: string;
-  readonly code: string;
-  readonly artifact: string;
-  readonly member?: string | undefined;
-  readonly op: JsonPatchOp['op'];
-  readonly old?: unknown;
-  readonly new?: unknown;
-  readonly fixSafety: 'safe' | 'unsafe';
-  readonly fingerprint: string;
-}
-
-/** A planned fix that could not be applied to its file, and why. */
-interface FailedFix {
-  readonly file: string;
-  readonly artifact: string;
-  readonly codes: readonly string[];
-  readonly error: string;
-}
-
-/** Why the loop ended. */
-type Stopped = 'nothing_more_to_fix' | 'round_limit' | 'no_change';
 
 /**
  * `bvl fix`: verify, apply every safe patch (or unsafe too, with --unsafe) to the file its
@@ -66,58 +33,21 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const dryRun = values['dry-run'] === true;
   const config = configFor(io, stack, values.config);
 
-  const current = new Map<string, string>();
-  const original = new Map<string, string>();
-  const fixed: FixedValue[] = [];
-  const failed = new Map<string, FailedFix>();
-  const fail = (f: FailedFix) => failed.set(JSON.stringify(f), f);
-  let rounds = 0;
-  let stopped: Stopped = 'round_limit';
-  let last: Checked | undefined;
-  const seenStates = new Set<string>();
-  for (;;) {
-    const inputs = await readInputs(io, stack, values.drafts, current);
-    last = checkInputs(io, inputs, {}, config);
-    if (rounds === MAX_FIX_ROUNDS) break;
-    const texts = new Map([...(inputs.published.texts ?? []), ...(inputs.drafts?.texts ?? [])]);
-    const plan = planFixes(last.issues, { unsafe: values.unsafe === true });
-    let changed = false;
-    for (const fix of plan.fixes) {
-      const place = documentOf(last.verification.graph, fix.artifact);
-      const text = place && place.file !== STDIN_NAME ? (current.get(place.file) ?? texts.get(place.file)) : undefined;
-      const artifact = `${fix.artifact.type} ${fix.artifact.name}`;
-      if (!place || text === undefined) {
-        fail({ file: place?.file ?? '', artifact, codes: fix.fixes.map((i) => i.code), error: 'the artifact was not read from a file bvl can edit' });
-        continue;
-      }
-      const result = patchJsonText(text, rebasePatch(place.pointer, fix.ops));
-      if (!result.ok) {
-        fail({ file: place.file, artifact, codes: fix.fixes.map((i) => i.code), error: result.error });
-        continue;
-      }
-      if (!original.has(place.file)) original.set(place.file, text);
-      current.set(place.file, result.text);
-      changed = true;
-      for (const issue of fix.fixes) fixed.push(...describeFix(issue, place.file, result.changes));
-    }
-    if (!changed) {
-      stopped = rounds === 0 || plan.fixes.length === 0 ? 'nothing_more_to_fix' : 'no_change';
-      break;
-    }
-    rounds++;
-    const state = JSON.stringify([...current.entries()].sort());
-    if (seenStates.has(state)) {
-      stopped = 'no_change';
-      break;
-    }
-    seenStates.add(state);
-  }
-  if (!dryRun) for (const [file, text] of current) if (text !== original.get(file)) writeFileSync(resolve(io.cwd, file), text);
+  const result = await fixTexts(
+    async (changed) => {
+      const inputs = await readInputs(io, stack, values.drafts, changed);
+      const checked = checkInputs(io, inputs, {}, config);
+      const texts = new Map([...(inputs.published.texts ?? []), ...(inputs.drafts?.texts ?? [])]);
+      return { ...checked, graph: checked.verification.graph, texts };
+    },
+    { unsafe: values.unsafe === true },
+  );
+  const { current, original, files, fixed, failed, rounds, stopped, last } = result;
+  if (!dryRun) for (const file of files) writeFileSync(resolve(io.cwd, file), current.get(file)!);
 
   const remaining = last.issues;
   const errors = remaining.filter((i) => i.severity === 'error').length;
   const unsafeLeft = remaining.filter((i) => i.fixSafety === 'unsafe').length;
-  const files = [...current.keys()].filter((f) => current.get(f) !== original.get(f)).sort();
   const verb = dryRun ? 'would fix' : 'fixed';
   const report = {
     ok: errors === 0,
@@ -125,7 +55,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     rounds,
     stopped,
     fixed,
-    failed: [...failed.values()],
+    failed,
     files,
     issues: remaining,
     checked: last.verification.checked,
@@ -145,7 +75,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const change = f.op === 'remove' ? `removed ${show(f.old)}` : f.old === undefined ? `added ${show(f.new)}` : `${show(f.old)} → ${show(f.new)}`;
     lines.push(`${verb} ${where}  ${f.code}  ${f.artifact}${f.member ? ` › ${f.member}` : ''}: ${change}${f.fixSafety === 'unsafe' ? ' (unsafe)' : ''}`);
   }
-  for (const f of failed.values()) lines.push(`could not fix ${f.file || f.artifact}: ${f.codes.join(', ')} of ${f.artifact}: ${f.error}`);
+  for (const f of failed) lines.push(`could not fix ${f.file || f.artifact}: ${f.codes.join(', ')} of ${f.artifact}: ${f.error}`);
   const summary =
     fixed.length === 0
       ? 'nothing to fix: no issue has a safe fix'
@@ -170,26 +100,6 @@ const show = (v: unknown): string => {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 60 ? `${s.slice(0, 57)}…` : s;
 };
-
-/** The values a fixed issue's patch changed, from the changes of its file's patch. */
-function describeFix(issue: BuildIssue, file: string, changes: readonly { path: string; op: JsonPatchOp['op']; old?: unknown; new?: unknown }[]): FixedValue[] {
-  const paths = new Set((issue.location?.patch ?? []).map((op) => op.path));
-  const mine = changes.filter((c) => paths.has(c.path));
-  return (mine.length ? mine : [{ path: issue.location?.pointer ?? '', op: issue.patch?.[0]?.op ?? 'replace' }]).map((c) => ({
-    file,
-    line: issue.location?.line,
-    column: issue.location?.column,
-    pointer: c.path,
-    code: issue.code,
-    artifact: `${issue.artifact.type} ${issue.artifact.name}`,
-    member: issue.ref?.member,
-    op: c.op,
-    old: c.old,
-    new: c.new,
-    fixSafety: issue.fixSafety ?? 'safe',
-    fingerprint: fingerprint(issue),
-  }));
-}
 
 function colorDiff(patch: string, color: boolean): string {
   const body = patch.split('\n').slice(1).join('\n').trimEnd();

@@ -1,6 +1,6 @@
 import type { JsonPatchOp } from '@bvl/build-issue';
-import { applyPatch, type PatchChange, parsePointer } from '@bvl/verify';
 import { applyEdits, type FormattingOptions, type JSONPath, modify } from 'jsonc-parser';
+import { applyPatch, type PatchChange, parsePointer } from './apply-patch.ts';
 
 /** Result of {@link patchJsonText}: the new text and what changed, or why the patch does not apply. */
 export type TextPatchResult =
