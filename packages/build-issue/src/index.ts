@@ -12,7 +12,7 @@ export {
   SEVERITIES,
   type Severity,
 } from './build-issue.ts';
-export { CATALOGUE, type CatalogueEntry, type IssueCode, isCatalogueCode } from './catalogue.ts';
+export { CATALOGUE, type CatalogueEntry, IMPACT_SEVERITY, type Impact, type IssueCode, isCatalogueCode } from './catalogue.ts';
 export { fingerprint } from './fingerprint.ts';
 export { formatPretty, type PrettyOptions, summaryLine } from './format-pretty.ts';
 export { formatSarif, type LocateArtifact, type SarifOptions } from './format-sarif.ts';
