@@ -2,7 +2,7 @@ import { type BuildIssue, makeIssue } from '@bvl/build-issue';
 import { z } from 'zod';
 import { type ArtifactSet, type ArtifactSource, artifactKey, type RawArtifact } from './artifact.ts';
 import { childPointer, pointer } from './json-pointer.ts';
-import { PLATFORM_OBJECTS } from './platform-objects.ts';
+import { platformObjectsReached } from './platform-objects.ts';
 import {
   type AppDef,
   AppSchema,
@@ -19,6 +19,7 @@ import {
   ListViewSchema,
   type MeasureDef,
   NamedSchema,
+  type NavItemDef,
   type ObjectDef,
   ObjectShellSchema,
   type SeedDef,
@@ -242,11 +243,21 @@ class GraphBuilder {
   }
 
   finish(): Graph {
-    for (const def of PLATFORM_OBJECTS) {
+    for (const def of platformObjectsReached(this.mentionedObjects())) {
       if (this.objects.has(def.name)) continue;
       const fields = new Map<string, FieldNode>();
       for (const [name, fd] of Object.entries(def.fields ?? {})) fields.set(name, { name, def: fd, system: false, invalid: false });
-      this.objects.set(def.name, { type: 'object', name: def.name, def, fields, platform: true, draft: false, invalid: false, source: { pointer: '' } });
+      // A cloud-provided object has no field declarations: its name resolves, its fields are opaque.
+      this.objects.set(def.name, {
+        type: 'object',
+        name: def.name,
+        def,
+        fields,
+        platform: true,
+        draft: false,
+        invalid: !def.fieldsDeclared,
+        source: { pointer: '' },
+      });
     }
     const sources = this.sources;
     return {
@@ -263,6 +274,31 @@ class GraphBuilder {
       pages: this.pages,
       sourceOf: (type, name) => sources.get(artifactKey(type, name)),
     };
+  }
+
+  /**
+   * Every object name the stack mentions (views, datasets, seeds, lookups — every object has system
+   * lookups to sys_user and sys_business_unit —, navigation, dashboard filters, `requiresObject`):
+   * the platform objects among them, and what their lookups reach, join the graph.
+   */
+  private *mentionedObjects(): Generator<string> {
+    if (this.objects.size > 0) yield* ['sys_user', 'sys_business_unit'];
+    for (const o of this.objects.values()) for (const f of o.fields.values()) if (!f.invalid) yield referenceOf(f.def) ?? '';
+    for (const v of this.views.values()) if (v.object) yield v.object;
+    for (const d of this.datasets.values()) if (d.object) yield d.object;
+    for (const s of this.seedsByObject.keys()) yield s;
+    for (const d of this.dashboards.values()) {
+      for (const f of d.def.globalFilters ?? []) yield* stringsAt(f, 'object', 'optionsFrom.object');
+      for (const w of d.widgets) yield* stringsAt(w.def, 'requiresObject');
+    }
+    for (const a of this.apps.values()) {
+      const items: unknown[] = [...(a.def.navigation ?? []), ...(a.def.areas ?? []).flatMap((area) => area.navigation ?? [])];
+      while (items.length > 0) {
+        const item = items.pop() as NavItemDef;
+        yield* stringsAt(item, 'objectName', 'requiresObject');
+        if (Array.isArray(item.children)) items.push(...item.children);
+      }
+    }
   }
 
   /** A body refused at load: register the name as an invalid node so references to it still resolve. */
@@ -540,6 +576,15 @@ class GraphBuilder {
     const d = NamedSchema.safeParse(a.body);
     if (!d.success) this.invalid(a, d.error);
     (type === 'report' ? this.reports : this.pages).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source });
+  }
+}
+
+/** The string values at dotted `paths` of a value (anything else is skipped). */
+function* stringsAt(value: unknown, ...paths: string[]): Generator<string> {
+  for (const path of paths) {
+    let v: unknown = value;
+    for (const key of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
+    if (typeof v === 'string') yield v;
   }
 }
 

@@ -38,7 +38,14 @@ export {
   type WidgetNode,
 } from './graph.ts';
 export { childPointer, pointer } from './json-pointer.ts';
-export { PLATFORM_OBJECTS } from './platform-objects.ts';
+export {
+  isPlatformObjectName,
+  mayBeHidden,
+  PLATFORM_OBJECT_BY_NAME,
+  PLATFORM_OBJECTS,
+  type PlatformObjectDef,
+  platformObjectsReached,
+} from './platform-objects.ts';
 export { MAX_FILE_BYTES, readSource, SourceError } from './read-source.ts';
 export * from './schemas.ts';
 export { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
