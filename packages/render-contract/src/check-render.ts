@@ -1,5 +1,5 @@
 import { type BuildIssue, makeIssue, sortIssues } from '@bvl/build-issue';
-import { type DatasetNode, type Graph, pointer } from '@bvl/metadata';
+import { type DatasetNode, type Graph, mayBeHidden, pointer } from '@bvl/metadata';
 import { checkInertFields } from './check-inert-fields.ts';
 import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
@@ -53,6 +53,8 @@ export function checkRender(graph: Graph, options: CheckRenderOptions = {}): Ren
   for (const dashboard of graph.dashboards.values()) {
     if (dashboard.invalid) continue;
     for (const widget of dashboard.widgets) {
+      // Hidden by ObjectStack unless its requiresObject is registered: nothing a user is sure to see.
+      if (mayBeHidden(graph.objects, widget.def.requiresObject)) continue;
       const named = widget.def.dataset === undefined ? undefined : graph.datasets.get(widget.def.dataset);
       const dataset = named && !named.invalid ? named : undefined;
       issues.push(...checkWidget(widget, dataset, dashboard, registry).issues);

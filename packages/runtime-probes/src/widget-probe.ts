@@ -1,5 +1,5 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import { type DashboardNode, type DatasetNode, type Graph, pointer, type WidgetNode } from '@bvl/metadata';
+import { type DashboardNode, type DatasetNode, type Graph, mayBeHidden, pointer, type WidgetNode } from '@bvl/metadata';
 import type { DatasetSelection } from '@bvl/render-contract';
 import { CONTEXT_TOKENS } from '@bvl/render-contract';
 import type { DatasetRun, ProbeOutcome } from './probe-engine.ts';
@@ -40,7 +40,9 @@ export function planWidgetProbes(graph: Graph): { probes: WidgetProbe[]; skipped
       const skip = (reason: string) => skipped.push({ plane: 'widgets', artifact: { type: 'dashboard', name: dashboard.name }, member: widget.id, reason });
       const name = widget.def.dataset;
       const dataset = name === undefined ? undefined : graph.datasets.get(name);
-      if (name === undefined) skip('the widget names no dataset (reported by L1 as dangling_dataset)');
+      if (mayBeHidden(graph.objects, widget.def.requiresObject))
+        skip(`the widget shows only when object "${String(widget.def.requiresObject)}" is registered (requiresObject)`);
+      else if (name === undefined) skip('the widget names no dataset (reported by L1 as dangling_dataset)');
       else if (!dataset) skip(`dataset "${name}" does not exist (reported by L1 as dangling_dataset)`);
       else if (dataset.invalid) skip(`dataset "${name}" fails its schema (reported by L1 as invalid_artifact)`);
       else {
