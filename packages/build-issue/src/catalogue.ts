@@ -134,6 +134,12 @@ export const CATALOGUE = {
     severity: 'error',
     summary: 'The view translates to a component schema with no type; the renderer shows "Unknown component type".',
   },
+  view_type_fallback: {
+    layer: 'render',
+    impact: 'degrades',
+    severity: 'warning',
+    summary: 'The renderer draws no component for the view type and falls back to a grid.',
+  },
   unknown_component: {
     layer: 'render',
     impact: 'breaks',
@@ -146,11 +152,23 @@ export const CATALOGUE = {
     severity: 'error',
     summary: 'A kanban/calendar/timeline/gantt/map view lacks the binding its component needs; the renderer refuses it or draws it empty.',
   },
+  layout_binding_inferred: {
+    layer: 'render',
+    impact: 'degrades',
+    severity: 'warning',
+    summary: 'A view omits a binding the renderer then picks by itself (a kanban lane field detected from the object).',
+  },
   unknown_widget_type: {
     layer: 'render',
     impact: 'breaks',
     severity: 'error',
     summary: 'A widget type is not a chart type the renderer knows.',
+  },
+  widget_type_fallback: {
+    layer: 'render',
+    impact: 'degrades',
+    severity: 'warning',
+    summary: 'The renderer does not draw the widget type and falls back to its closest chart (a bar chart).',
   },
   dataset_compile_error: { layer: 'render', impact: 'breaks', severity: 'error', summary: 'The dataset does not compile to SQL.' },
   unsatisfiable_query_shape: {
@@ -158,6 +176,12 @@ export const CATALOGUE = {
     impact: 'refuses',
     severity: 'error',
     summary: "The widget's dimensions/measures do not fit what its component can show; it refuses or renders empty.",
+  },
+  query_shape_degraded: {
+    layer: 'render',
+    impact: 'degrades',
+    severity: 'warning',
+    summary: 'The widget selects more than its component shows; the renderer drops the rest (e.g. a metric shows its first measure).',
   },
   count_only_table: {
     layer: 'render',

@@ -5,7 +5,7 @@ import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
 import { planDataset, problemIssue } from './compile-dataset.ts';
 import type { ComponentRegistry } from './component-registry.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
+import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
 
 /** Options for {@link checkRender}. */
 export interface CheckRenderOptions {

@@ -21,27 +21,37 @@ export { type ColumnRef, compileFilter, type FilterContext, MAX_FILTER_DEPTH, MA
 export {
   type Arity,
   type BindSpec,
+  bindingSets,
   type ComponentEntry,
   type ComponentRegistry,
   isRegistered,
-  parseRegistry,
+  type MissingBinding,
+  missingBindings,
+  type Outcome,
   type QueryShape,
   RegistryError,
+  SHAPE_PARTS,
+  type ShapePart,
+  type ShapeRule,
   shapeOf,
   TEMPLATES,
   type Template,
+  type TypeFamily,
+  type UnknownType,
+  type VariantShape,
   type ViewTypeEntry,
   type WidgetTypeEntry,
 } from './component-registry.ts';
 export type { ComponentSchema, ResolvedField } from './component-schema.ts';
 export { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, MAX_MACRO_COUNT, type MacroKind, placeholderName, type ResolvedMacro } from './date-macro-sql.ts';
-export { DEFAULT_REGISTRY } from './default-registry.ts';
 export { escapeHtml } from './escape-html.ts';
-export { EMPTY_WIDGET_CODES, expectedOutcome, RED_BOX_CODES } from './expected-outcome.ts';
+export { DEGRADED_CODES, EMPTY_WIDGET_CODES, expectedOutcome, RED_BOX_CODES } from './expected-outcome.ts';
+export { parseRegistry } from './parse-registry.ts';
 export { type AnyDatabase, isSqlIdentifier, MAX_IDENTIFIER_LENGTH, PG_COMPILER } from './pg-compiler.ts';
 export { type RenderData, type RenderOptions, renderErrorBox, renderToHtml } from './render-to-html.ts';
+export { DEFAULT_REGISTRY, DEFAULT_RENDERER, RENDERER_PROFILES, rendererProfile } from './renderer-profiles.ts';
 export { resolveFieldOf } from './resolve-field-of.ts';
-export { describeArity, type ShapeProblem, shapeProblem } from './shape-problem.ts';
+export { describeArity, partCounts, type ShapeCounts, type ShapeFinding, shapeFindings } from './shape-findings.ts';
 export { type DomSweep, sweepDom } from './sweep-dom.ts';
-export { translateView, viewBody, viewTypeOf } from './translate-view.ts';
-export { translateWidget, widgetTypeOf } from './translate-widget.ts';
+export { detectStatusField, translateView, type ViewType, viewBody, viewTypeOf } from './translate-view.ts';
+export { translateWidget, type WidgetType, widgetTypeOf } from './translate-widget.ts';
