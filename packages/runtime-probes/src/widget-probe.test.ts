@@ -26,6 +26,13 @@ describe('widgetSelection', () => {
   it('falls back to the first measure when the widget names none', () =>
     expect(probe('bare').selection).toMatchObject({ measures: ['total'], dimensions: [] }));
   it("keeps the widget's own smaller limit", () => expect(widgetSelection(probe('capped').widget, probe('capped').dataset)?.limit).toBe(5));
+  it('carries the options that change the query, as the renderer sends them (a sortBy it does not select is dropped)', () => {
+    const { widget, dataset } = probe('capped');
+    const ordered = { ...widget, def: { ...widget.def, options: { dateGranularity: 'week', sortBy: 'n', sortOrder: 'desc' } } };
+    expect(widgetSelection(ordered, dataset)).toMatchObject({ dateGranularity: 'week', order: { n: 'desc' } });
+    const stale = { ...widget, def: { ...widget.def, options: { sortBy: 'gone' } } };
+    expect(widgetSelection(stale, dataset)).not.toHaveProperty('order');
+  });
 });
 
 describe('planWidgetProbes', () => {
