@@ -79,6 +79,19 @@ export const CATALOGUE = {
     severity: 'error',
     summary: 'A widget names a dataset that does not exist, or has no dataset at all.',
   },
+  unknown_display_field: {
+    layer: 'graph',
+    impact: 'platform-warns',
+    severity: 'warning',
+    summary: "An object's nameField/highlightFields/stageField or a form section names a field the object lacks; the renderer leaves it out.",
+  },
+  field_type_mismatch: {
+    layer: 'graph',
+    impact: 'breaks',
+    severity: 'error',
+    summary:
+      'A field is used where its type cannot work: a formula sorted, filtered or aggregated; a non-date field as a calendar/timeline/gantt date or a dashboard date filter.',
+  },
   unknown_measure: { layer: 'graph', impact: 'breaks', severity: 'error', summary: "A widget's values[] names a measure its dataset does not declare." },
   unknown_dimension: {
     layer: 'graph',
@@ -110,6 +123,12 @@ export const CATALOGUE = {
     severity: 'error',
     summary: 'An app navigation item targets an object, view, dashboard, report or page that does not exist.',
   },
+  duplicate_option_value: {
+    layer: 'graph',
+    impact: 'degrades',
+    severity: 'warning',
+    summary: "A field declares one option value twice; the second option stores the first one's value and can never be told apart.",
+  },
   unresolved_seed_reference: {
     layer: 'graph',
     impact: 'wrong-numbers',
@@ -121,6 +140,19 @@ export const CATALOGUE = {
     impact: 'wrong-numbers',
     severity: 'error',
     summary: "A seed value for a select-like field is not one of the field's option values.",
+  },
+  seed_value_invalid: {
+    layer: 'graph',
+    impact: 'wrong-numbers',
+    severity: 'error',
+    summary:
+      "A seed record breaks its field's value contract (wrong type, a required field missing, over maxLength, a unique value repeated); the platform rejects the row.",
+  },
+  seed_duplicate_key: {
+    layer: 'graph',
+    impact: 'degrades',
+    severity: 'warning',
+    summary: 'Records of a seed share a natural key; the later one overwrites the earlier, so the object gets fewer rows than the seed lists.',
   },
   seed_insert_mode_replay: {
     layer: 'graph',

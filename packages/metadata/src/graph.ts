@@ -6,6 +6,7 @@ import { platformObjectsReached } from './platform-objects.ts';
 import {
   type AppDef,
   AppSchema,
+  badOptionValues,
   type DashboardDef,
   DashboardShellSchema,
   type DatasetDef,
@@ -355,6 +356,31 @@ class GraphBuilder {
     );
   }
 
+  /**
+   * A field whose only schema problems are option values that are not lowercase identifiers gets
+   * one issue naming every bad value, with the stored spelling of each as a patch; anything else
+   * is the generic invalid_artifact. Returns whether it reported.
+   */
+  private badOptions(a: RawArtifact, field: string, raw: unknown, error: z.ZodError): boolean {
+    const bad = badOptionValues(raw);
+    if (bad.length === 0 || !error.issues.every((i) => i.path[0] === 'options')) return false;
+    const shown = bad.map((b) => `${JSON.stringify(b.value)}${b.suggestion ? ` → "${b.suggestion}"` : ''}`).join(', ');
+    const patch = bad.flatMap((b) => (b.suggestion ? [{ op: 'replace' as const, path: pointer('fields', field, ...b.at), value: b.suggestion }] : []));
+    this.issues.push(
+      makeIssue({
+        code: 'invalid_artifact',
+        artifact: { type: 'object', name: a.name },
+        ref: { type: 'object', name: a.name, member: field },
+        message: `Object "${a.name}" (${field}) has ${bad.length} option value${bad.length === 1 ? '' : 's'} that ${bad.length === 1 ? 'is not a lowercase identifier' : 'are not lowercase identifiers'} (a-z, 0-9, _ and .): ${shown}. ObjectStack refuses the field; the value is what a record stores, the label what a person reads.`,
+        fix: `Write each value as its lowercase identifier and keep the text as the label, e.g. {"label": "In Progress", "value": "in_progress"}.`,
+        path: pointer('fields', field, 'options'),
+        draft: a.draft,
+        ...(patch.length === bad.length ? { patch } : {}),
+      }),
+    );
+    return true;
+  }
+
   private addObject(a: RawArtifact): void {
     const shell = ObjectShellSchema.safeParse(a.body);
     const fields = new Map<string, FieldNode>();
@@ -387,7 +413,7 @@ class GraphBuilder {
       // defaults or transforms, so the two are the same value.
       const f = FIELD_CHECK.safeParse(raw);
       if (!f.success) {
-        this.invalid(a, f.error, pointer('fields', name), name);
+        if (!this.badOptions(a, name, raw, f.error)) this.invalid(a, f.error, pointer('fields', name), name);
         fields.set(name, { name, def: { type: 'text' }, system: false, invalid: true });
         continue;
       }

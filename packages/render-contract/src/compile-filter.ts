@@ -306,10 +306,10 @@ function pattern(col: ColumnRef, op: keyof typeof PATTERNS, arg: unknown, ctx: F
   }
   const [pre, post] = PATTERNS[op];
   // The comparand is literal: only LIKE's own metacharacters need escaping (backslash is Postgres' default escape).
-  const escape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const literal = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
   // ObjectStack (#5701): the substring operators compare case-exactly; $icontains folds ASCII case only, on both sides.
   if (op === '$icontains')
-    return sql<SqlBool>`translate(${col.sql}::text, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)}) like ${`${pre}${escape(foldAscii(arg))}${post}`}`;
-  const match = sql<SqlBool>`${col.sql}::text like ${`${pre}${escape(arg)}${post}`}`;
+    return sql<SqlBool>`translate(${col.sql}::text, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)}) like ${`${pre}${literal(foldAscii(arg))}${post}`}`;
+  const match = sql<SqlBool>`${col.sql}::text like ${`${pre}${literal(arg)}${post}`}`;
   return op === '$notContains' ? not(match) : match;
 }
