@@ -3,26 +3,75 @@ import { defineRule, type Finding } from '../define-rule.ts';
 import { q } from '../describe-names.ts';
 import { isCel } from '../seed-field-values.ts';
 
-const NUMBER_TYPES = new Set(['number', 'currency', 'percent', 'rating', 'slider', 'progress']);
+// What ObjectStack's write path accepts, by field type (packages/objectql/src/validation/record-validator.ts,
+// which every seed record passes through engine.insert/update). It is more lenient than the stored value
+// contract (spec data/field-value.zod.ts): a numeric string is a number, "1"/"true" a boolean, any string
+// Date.parse reads a date; a lone scalar for a multi-value field is wrapped into a list first.
+const NUMBER_TYPES = new Set(['number', 'currency', 'percent', 'rating', 'slider']);
 const BOOLEAN_TYPES = new Set(['boolean', 'toggle']);
-const TEXT_TYPES = new Set(['text', 'textarea', 'email', 'url', 'phone', 'password', 'secret', 'markdown', 'html', 'richtext', 'code', 'color']);
+const BOOLEAN_WORDS = new Set<unknown>([true, false, 0, 1, '0', '1', 'true', 'false']);
+const MULTI_VALUE_TYPES = new Set(['multiselect', 'checkboxes', 'tags']);
+const TEXT_TYPES = new Set(['text', 'textarea', 'email', 'url', 'phone', 'password', 'markdown', 'html', 'richtext', 'code']);
+/** Types whose value is one scalar: a list or an object there is refused (or lands as "[object Object]"). */
+const SCALAR_TYPES = new Set([...NUMBER_TYPES, ...BOOLEAN_TYPES, ...TEXT_TYPES, 'date', 'datetime', 'time']);
 /** Computed by the platform: never seeded, so never missing. */
 const COMPUTED = new Set(['formula', 'summary', 'autonumber']);
-const NUMERIC_TEXT = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const INSTANT = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
-const TIME = /^\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+const URL_REF = /^(?:[a-z][a-z0-9+.-]*:\/\/\S+|\/\S*|data:\S+|blob:\S+)$/i;
+const PHONE = /^[+()\-\s\d.]{5,}$/;
+const CLOCK = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?$/;
+const TEXT_FORMATS: Record<string, [RegExp, string]> = {
+  email: [EMAIL, 'an email address'],
+  url: [URL_REF, 'a URL (scheme://…, /path, data: or blob:)'],
+  phone: [PHONE, 'a phone number (digits, spaces, + ( ) - ., five or more)'],
+};
 
-/** What is wrong with a value for a field of this type ("a string"), or undefined when it fits (or is not judged here). */
+const show = (v: unknown): string => (Array.isArray(v) ? 'a list' : typeof v === 'object' && v !== null ? 'an object' : `${typeof v} ${JSON.stringify(v)}`);
+
+/** What the write path expects of a scalar value, in words, or undefined when `v` passes (or the type is not judged here). */
+function misfit(type: string, v: unknown): string | undefined {
+  if (NUMBER_TYPES.has(type)) return Number.isFinite(typeof v === 'number' ? v : Number(v)) ? undefined : 'a number';
+  if (BOOLEAN_TYPES.has(type)) return BOOLEAN_WORDS.has(v) ? undefined : 'true or false (or 1/0, "true"/"false")';
+  if (type === 'date' || type === 'datetime')
+    return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? undefined : `an ISO ${type === 'date' ? 'date ("YYYY-MM-DD")' : 'datetime'}`;
+  if (type === 'time')
+    return typeof v === 'string' && (CLOCK.test(v.trim()) || (/\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v))))
+      ? undefined
+      : 'a time of day "HH:MM[:SS]"';
+  const format = TEXT_FORMATS[type];
+  if (format) return format[0].test(String(v)) ? undefined : format[1];
+  return undefined;
+}
+
+/** What is wrong with a seeded value for this field, or undefined when the write path takes it. */
 function wrongType(field: FieldNode, v: unknown): string | undefined {
   const t = field.def.type;
-  const kind = Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`;
-  if (NUMBER_TYPES.has(t)) return (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && NUMERIC_TEXT.test(v.trim())) ? undefined : kind;
-  if (BOOLEAN_TYPES.has(t)) return typeof v === 'boolean' || v === 'true' || v === 'false' || v === 0 || v === 1 ? undefined : kind;
-  if (t === 'date' || t === 'datetime')
-    return typeof v === 'string' && (DAY.test(v) || INSTANT.test(v)) && !Number.isNaN(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v)) ? undefined : kind;
-  if (t === 'time') return typeof v === 'string' && TIME.test(v) ? undefined : kind;
-  if (TEXT_TYPES.has(t) && !field.def.multiple) return typeof v === 'object' && v !== null ? kind : undefined;
+  if (field.def.multiple === true || MULTI_VALUE_TYPES.has(t)) {
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return `${show(v)}, not a list`;
+    return undefined;
+  }
+  if (typeof v === 'object' && v !== null)
+    return SCALAR_TYPES.has(t) && !(TEXT_TYPES.has(t) && Array.isArray(v)) ? `${show(v)}, not one ${t} value` : undefined;
+  const expected = misfit(t, v);
+  return expected ? `${show(v)}, not ${expected}` : undefined;
+}
+
+/** A value of the right type that breaks the field's declared bounds: [what, fix], or undefined. UTF-16 length, as ObjectStack counts. */
+function outOfBounds(field: FieldNode, v: unknown): [string, string] | undefined {
+  const { type, maxLength, minLength, min, max } = field.def;
+  const name = q(field.name);
+  if (TEXT_TYPES.has(type) && !Array.isArray(v)) {
+    const length = String(v).length;
+    if (typeof maxLength === 'number' && length > maxLength)
+      return [`${length} characters, over its maxLength of ${maxLength}`, `Shorten the value of ${name} to ${maxLength} characters, or raise its maxLength.`];
+    if (typeof minLength === 'number' && length < minLength)
+      return [`${length} characters, under its minLength of ${minLength}`, `Lengthen the value of ${name} to ${minLength} characters, or lower its minLength.`];
+  }
+  if (NUMBER_TYPES.has(type)) {
+    const n = Number(v);
+    if (typeof min === 'number' && n < min) return [`${n}, under its min of ${min}`, `Give ${name} a value of at least ${min}, or lower its min.`];
+    if (typeof max === 'number' && n > max) return [`${n}, over its max of ${max}`, `Give ${name} a value of at most ${max}, or raise its max.`];
+  }
   return undefined;
 }
 
@@ -30,15 +79,15 @@ const blank = (v: unknown): boolean => v === undefined || v === null || v === ''
 
 /**
  * Seed records keep their fields' value contract, which ObjectStack enforces on every write (and
- * so does the platform bvl publishes to): a value of the field's type, every `required` field set,
- * text within `maxLength`, a `unique` value once. A record that breaks it is rejected, and its row
+ * so does the platform bvl publishes to): a value the write path takes for the field's type, every
+ * `required` field set, text within `maxLength`/`minLength`, numbers within `min`/`max`, a `unique` value once. A record that breaks it is rejected, and its row
  * never lands. CEL values are computed at publish and not judged; mode `update` sets only what it names.
  */
 export default defineRule({
   meta: {
     name: 'seed-value-contract',
     codes: ['seed_value_invalid'],
-    docs: "Seed records fit their fields' value contract: type, required, maxLength, unique.",
+    docs: "Seed records fit their fields' value contract: type, required, length, range, unique.",
   },
   *check(graph) {
     for (const seed of graph.seeds.values()) {
@@ -74,18 +123,13 @@ export default defineRule({
               i,
               field,
               pointer('records', i, key),
-              `sets ${field.def.type} field ${q(key)} to ${bad}, which is not a ${field.def.type} value`,
-              `Give ${q(key)} a ${field.def.type} value${field.def.type === 'date' ? ' ("YYYY-MM-DD", or a CEL value like daysAgo(3))' : ''}.`,
+              `sets ${field.def.type} field ${q(key)} to ${bad}`,
+              `Give ${q(key)} a ${field.def.type} value, or a CEL value computed at publish (e.g. daysAgo(3) for a date).`,
             );
-          const max = field.def.maxLength;
-          if (typeof v === 'string' && typeof max === 'number' && [...v].length > max)
-            yield problem(
-              i,
-              field,
-              pointer('records', i, key),
-              `sets ${field.def.type} field ${q(key)} to ${[...v].length} characters, over its maxLength of ${max}`,
-              `Shorten the value of ${q(key)} to ${max} characters, or raise its maxLength.`,
-            );
+          else {
+            const over = outOfBounds(field, v);
+            if (over) yield problem(i, field, pointer('records', i, key), `sets ${field.def.type} field ${q(key)} to ${over[0]}`, over[1]);
+          }
         }
         if (seed.mode !== 'update')
           for (const f of required)
