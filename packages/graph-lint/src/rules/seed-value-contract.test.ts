@@ -7,8 +7,9 @@ describe(rule.meta.name, () => {
   it('names the field type and what the write path expects', () => {
     const [issue] = runCase(rule, { name: 'comma decimal', stack: (s) => (s.data[1].records[0].amount = '12,50') });
     expect(issue?.message).toBe(
-      'Seed "exp_expense" record 0 sets currency field "amount" to string "12,50", not a number; the platform rejects the record, so its row never lands.',
+      'Seed "exp_expense" record 0 sets currency field "amount" to string "12,50", not a number; ObjectStack rejects the record when it writes it, so its row never lands.',
     );
+    expect(issue?.fix).toBe('Give "amount" a number.');
   });
   ruleTester(rule, {
     valid: [

@@ -100,7 +100,7 @@ export default defineRule({
         code: 'seed_value_invalid',
         artifact,
         ref: { type: 'object', name: obj.name, member: field.name },
-        message: `${who(i)} ${what}; the platform rejects the record, so its row never lands.`,
+        message: `${who(i)} ${what}; ObjectStack rejects the record when it writes it, so its row never lands.`,
         fix,
         path,
       });
@@ -124,7 +124,7 @@ export default defineRule({
               field,
               pointer('records', i, key),
               `sets ${field.def.type} field ${q(key)} to ${bad}`,
-              `Give ${q(key)} a ${field.def.type} value, or a CEL value computed at publish (e.g. daysAgo(3) for a date).`,
+              `Give ${q(key)} ${bad.slice(bad.indexOf(', not ') + 6)}${field.def.type.startsWith('date') ? ', or a CEL value computed at publish such as daysAgo(3)' : ''}.`,
             );
           else {
             const over = outOfBounds(field, v);
