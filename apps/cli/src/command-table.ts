@@ -37,6 +37,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   ${INPUT}
   --drafts <stack>     staged drafts, overlaid on the stack (a draft replaces the artifact of its type+name)
   --layers <list>      graph,render (default both)
+  --renderer <r>       the renderer profile L2 checks against: objectui-2026-09 (default, the newest) or objectui-2026-02
   --baseline <file>    hide the issues recorded in a baseline file (bvl baseline writes one)
   --config <file>      use this bvl.config.json instead of the one found upward from the stack
 ${REPORT_FLAGS}`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type BuildIssue, BuildIssueSchema } from './build-issue.ts';
-import { CATALOGUE } from './catalogue.ts';
+import { CATALOGUE, IMPACT_SEVERITY } from './catalogue.ts';
 import { fingerprint } from './fingerprint.ts';
 import { formatPretty } from './format-pretty.ts';
 import { makeIssue } from './make-issue.ts';
@@ -47,6 +47,11 @@ describe('BuildIssue', () => {
   it('catalogue codes are snake_case and each layer has codes', () => {
     for (const code of Object.keys(CATALOGUE)) expect(code).toMatch(/^[a-z][a-z0-9_]*$/);
     expect(new Set(Object.values(CATALOGUE).map((e) => e.layer))).toEqual(new Set(['graph', 'render', 'runtime', 'intent']));
+  });
+  it('every code follows the severity policy: its severity is the one its impact gives', () => {
+    for (const [code, entry] of Object.entries(CATALOGUE)) expect(entry.severity, code).toBe(IMPACT_SEVERITY[entry.impact]);
+    // Both sides of the policy are in use: some impacts block publish, some only warn.
+    expect(new Set(Object.values(IMPACT_SEVERITY))).toEqual(new Set(['error', 'warning']));
   });
   it('makeIssue takes layer and severity from the catalogue and drops empty extras', () => {
     expect(makeIssue({ code: 'seed_insert_mode_replay', artifact: { type: 'seed', name: 's' }, message: 'x', suggestions: [], draft: false })).toEqual({

@@ -14,7 +14,7 @@ export {
   SEVERITIES,
   type Severity,
 } from './build-issue.ts';
-export { CATALOGUE, type CatalogueEntry, type IssueCode, isCatalogueCode } from './catalogue.ts';
+export { CATALOGUE, type CatalogueEntry, IMPACT_SEVERITY, type Impact, type IssueCode, isCatalogueCode } from './catalogue.ts';
 export { fingerprint } from './fingerprint.ts';
 export { formatGithub, type GithubOptions } from './format-github.ts';
 export { formatPretty, type PrettyOptions, summaryLine } from './format-pretty.ts';

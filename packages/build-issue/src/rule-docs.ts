@@ -198,6 +198,62 @@ export const RULE_DOCS = {
     example: 'the database refused the read-only probe transactions',
     fix: 'Fix the cause the message names (often the database connection), then publish or probe again.',
   },
+  unknown_display_field: {
+    meaning: "An object's nameField, highlightFields or stageField, or a form section, names a field the object does not have.",
+    why: 'The renderer leaves the field out: records show their id instead of a title, a highlight or stage strip is missing, a form has a gap. ObjectStack itself only warns.',
+    example: '{ "name": "exp_expense", "nameField": "titel", "fields": { "title": { "type": "text" } } }',
+    fix: 'Name an existing field (the message suggests the closest), or add the field to the object.',
+  },
+  field_type_mismatch: {
+    meaning:
+      'A field is used where its type cannot work: a formula field sorted, filtered or summed in a dataset, or a field that is not a date used as a calendar/timeline/gantt date or a dashboard date filter.',
+    why: 'The database refuses the query (a formula has no column to sort or sum), or the date logic runs on text: the page fails or shows wrong numbers.',
+    example: '{ "type": "calendar", "calendar": { "startDateField": "title", "titleField": "title" } }',
+    fix: 'Use a field of the right type (the message names the field type and the candidates), or change the field.',
+  },
+  duplicate_option_value: {
+    meaning: 'A select-like field declares the same option value twice.',
+    why: 'Both options store the same value, so records chosen with the second one cannot be told apart from the first; filters and charts merge them.',
+    example: '"status": { "type": "select", "options": [ { "label": "Open", "value": "open" }, { "label": "Reopened", "value": "open" } ] }',
+    fix: 'Give every option its own value.',
+  },
+  seed_value_invalid: {
+    meaning:
+      "A seed record breaks its field's value contract: a value of the wrong type, a required field missing, a text over maxLength, or a value repeated on a unique field.",
+    why: 'The platform rejects the row when the seed runs, so the record never lands and whatever counts on it is empty.',
+    example: '{ "object": "exp_expense", "records": [ { "title": "Taxi", "amount": "twelve" } ] }',
+    fix: "Correct the value at the reported path to the field's type and limits, or relax the field.",
+  },
+  seed_duplicate_key: {
+    meaning: "Several records of one seed share a natural key (its externalId, else name).",
+    why: 'Seeds upsert by that key, so the later record overwrites the earlier one: the object gets fewer rows than the seed lists, and row-count expectations are off.',
+    example: '{ "object": "exp_category", "records": [ { "name": "Travel" }, { "name": "Travel", "budget": 500 } ] }',
+    fix: 'Give every record its own key, or merge the duplicates into one record.',
+  },
+  view_type_fallback: {
+    meaning: 'The renderer has no component for the view type and draws it as a plain grid instead (newer objectui).',
+    why: 'The page shows records, but not the way the type promised: no board, no calendar, no chart.',
+    example: '{ "name": "exp_expense.recent", "viewKind": "list", "config": { "type": "list", "columns": ["title"] } }',
+    fix: 'Set the view type to one the renderer draws (grid, kanban, calendar, …); the patch picks the closest.',
+  },
+  layout_binding_inferred: {
+    meaning: 'A view leaves out a binding its layout needs, and the renderer picks one by itself (a kanban lane field detected from the object).',
+    why: 'The board works, but its lanes follow whatever field the renderer found first, which may not be the one you meant and can change when fields change.',
+    example: '{ "type": "kanban", "columns": ["title"] }',
+    fix: 'Add the binding block (for a kanban: `"kanban": { "groupByField": "status", "columns": [...] }`).',
+  },
+  widget_type_fallback: {
+    meaning: 'The renderer does not draw the widget type and falls back to its closest chart (a bar chart, newer objectui).',
+    why: 'The widget shows data, but not as the type promised.',
+    example: '{ "id": "share", "type": "piechart", "dataset": "exp_expense_metrics", "values": ["total_amount"] }',
+    fix: 'Use a widget type the renderer draws; the patch picks the closest.',
+  },
+  query_shape_degraded: {
+    meaning: 'The widget selects more than its component can show, and the renderer drops the rest (a metric shows its first measure only, a pie its first series).',
+    why: 'Part of what the widget asks for never appears; readers may think the shown number is the whole story.',
+    example: '{ "id": "total", "type": "metric", "dataset": "exp_expense_metrics", "values": ["total_amount", "expense_count"] }',
+    fix: 'Select only what the component shows, or pick a component that shows all of it (a table, a bar chart).',
+  },
   intent_mismatch: {
     meaning: 'The app, as built, does not match what the user asked for (reserved for the intent review).',
     why: 'A structurally sound app can still miss the point: a missing entity, a dashboard about the wrong thing.',

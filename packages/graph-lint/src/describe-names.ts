@@ -1,5 +1,5 @@
 import type { FixSafety, JsonPatchOp } from '@bvl/build-issue';
-import { clearWinner, didYouMean } from '@bvl/metadata';
+import { clearWinner, didYouMean, editDistance, type Graph, PLATFORM_OBJECTS } from '@bvl/metadata';
 
 const MAX_LISTED = 12;
 
@@ -37,4 +37,25 @@ export function suggest(
 /** " Did you mean "x"?" or "". */
 export function didYouMeanText(suggestions: readonly string[] | undefined): string {
   return suggestions?.length ? ` Did you mean ${suggestions.map((s) => q(s)).join(' or ')}?` : '';
+}
+
+const PLATFORM_STYLE = /^(sys|cloud|ai)_/;
+
+/**
+ * What a missing object name could have meant: the "(…)" clause of its message and the suggestion
+ * candidates. The clause lists the stack's own objects, and the platform objects as well when the
+ * name is platform-style (`sys_`, `cloud_`, `ai_`) or the stack declares none (closest first); the
+ * candidates are both, so `user` suggests `sys_user`.
+ */
+export function objectChoices(graph: Graph, missing: string): { clause: string; candidates: string[] } {
+  const declared = [...graph.objects.values()].filter((o) => !o.platform).map((o) => o.name);
+  const platform = PLATFORM_OBJECTS.map((o) => o.name);
+  const own = declared.length ? `objects: ${listing(declared)}` : 'the stack declares no object';
+  if (!PLATFORM_STYLE.test(missing) && declared.length > 0) return { clause: own, candidates: [...declared, ...platform] };
+  const lower = missing.toLowerCase();
+  const closest = platform
+    .map((name) => ({ name, d: editDistance(lower, name, 64) }))
+    .sort((a, b) => a.d - b.d || (a.name < b.name ? -1 : 1))
+    .map((x) => x.name);
+  return { clause: `${own}; platform objects: ${listing(closest)}`, candidates: [...declared, ...platform] };
 }

@@ -89,7 +89,29 @@ describe('buildGraph: schemas', () => {
         objects: [{ name: 'o', fields: { s: { type: 'select', options: [{ label: 'In Progress', value: 'In Progress' }] }, t: { type: 'text' } } }],
       }),
     );
-    expect(issues.map((i) => [i.code, i.path, i.ref?.member])).toEqual([['invalid_artifact', '/fields/s/options/0/value', 's']]);
+    expect(issues.map((i) => [i.code, i.path, i.ref?.member])).toEqual([['invalid_artifact', '/fields/s/options', 's']]);
+  });
+
+  it('names every bad option value of a field in one issue, each with its stored spelling as a patch', () => {
+    const { issues } = buildGraph(
+      collectStack({
+        objects: [
+          {
+            name: 'o',
+            fields: { s: { type: 'select', options: [{ label: 'Open', value: 'Open' }, 'ok', 'Closed Won', { label: 'x', value: 'In-Review!' }] } },
+          },
+        ],
+      }),
+    );
+    expect(issues).toHaveLength(1);
+    expect(issues[0]!.message).toContain(
+      '3 option values that are not lowercase identifiers (a-z, 0-9, _ and .): "Open" → "open", "Closed Won" → "closed_won", "In-Review!" → "inreview"',
+    );
+    expect(issues[0]!.patch).toEqual([
+      { op: 'replace', path: '/fields/s/options/0/value', value: 'open' },
+      { op: 'replace', path: '/fields/s/options/2', value: 'closed_won' },
+      { op: 'replace', path: '/fields/s/options/3/value', value: 'inreview' },
+    ]);
   });
 
   it('refuses hostile object names before anything else sees them', () => {

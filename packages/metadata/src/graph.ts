@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { type ArtifactSet, type ArtifactSource, artifactKey, type RawArtifact } from './artifact.ts';
 import { describeSchemaProblem } from './describe-schema-problem.ts';
 import { childPointer, pointer } from './json-pointer.ts';
-import { PLATFORM_OBJECTS } from './platform-objects.ts';
+import { platformObjectsReached } from './platform-objects.ts';
 import {
   type AppDef,
   AppSchema,
+  badOptionValues,
   type DashboardDef,
   DashboardShellSchema,
   type DatasetDef,
@@ -20,6 +21,7 @@ import {
   ListViewSchema,
   type MeasureDef,
   NamedSchema,
+  type NavItemDef,
   type ObjectDef,
   ObjectShellSchema,
   type SeedDef,
@@ -243,11 +245,21 @@ class GraphBuilder {
   }
 
   finish(): Graph {
-    for (const def of PLATFORM_OBJECTS) {
+    for (const def of platformObjectsReached(this.mentionedObjects())) {
       if (this.objects.has(def.name)) continue;
       const fields = new Map<string, FieldNode>();
       for (const [name, fd] of Object.entries(def.fields ?? {})) fields.set(name, { name, def: fd, system: false, invalid: false });
-      this.objects.set(def.name, { type: 'object', name: def.name, def, fields, platform: true, draft: false, invalid: false, source: { pointer: '' } });
+      // A cloud-provided object has no field declarations: its name resolves, its fields are opaque.
+      this.objects.set(def.name, {
+        type: 'object',
+        name: def.name,
+        def,
+        fields,
+        platform: true,
+        draft: false,
+        invalid: !def.fieldsDeclared,
+        source: { pointer: '' },
+      });
     }
     const sources = this.sources;
     return {
@@ -264,6 +276,31 @@ class GraphBuilder {
       pages: this.pages,
       sourceOf: (type, name) => sources.get(artifactKey(type, name)),
     };
+  }
+
+  /**
+   * Every object name the stack mentions (views, datasets, seeds, lookups — every object has system
+   * lookups to sys_user and sys_business_unit —, navigation, dashboard filters, `requiresObject`):
+   * the platform objects among them, and what their lookups reach, join the graph.
+   */
+  private *mentionedObjects(): Generator<string> {
+    if (this.objects.size > 0) yield* ['sys_user', 'sys_business_unit'];
+    for (const o of this.objects.values()) for (const f of o.fields.values()) if (!f.invalid) yield referenceOf(f.def) ?? '';
+    for (const v of this.views.values()) if (v.object) yield v.object;
+    for (const d of this.datasets.values()) if (d.object) yield d.object;
+    for (const s of this.seedsByObject.keys()) yield s;
+    for (const d of this.dashboards.values()) {
+      for (const f of d.def.globalFilters ?? []) yield* stringsAt(f, 'object', 'optionsFrom.object');
+      for (const w of d.widgets) yield* stringsAt(w.def, 'requiresObject');
+    }
+    for (const a of this.apps.values()) {
+      const items: unknown[] = [...(a.def.navigation ?? []), ...(a.def.areas ?? []).flatMap((area) => area.navigation ?? [])];
+      while (items.length > 0) {
+        const item = items.pop() as NavItemDef;
+        yield* stringsAt(item, 'objectName', 'requiresObject');
+        if (Array.isArray(item.children)) items.push(...item.children);
+      }
+    }
   }
 
   /** A body refused at load: register the name as an invalid node so references to it still resolve. */
@@ -320,6 +357,31 @@ class GraphBuilder {
     );
   }
 
+  /**
+   * A field whose only schema problems are option values that are not lowercase identifiers gets
+   * one issue naming every bad value, with the stored spelling of each as a patch; anything else
+   * is the generic invalid_artifact. Returns whether it reported.
+   */
+  private badOptions(a: RawArtifact, field: string, raw: unknown, error: z.ZodError): boolean {
+    const bad = badOptionValues(raw);
+    if (bad.length === 0 || !error.issues.every((i) => i.path[0] === 'options')) return false;
+    const shown = bad.map((b) => `${JSON.stringify(b.value)}${b.suggestion ? ` → "${b.suggestion}"` : ''}`).join(', ');
+    const patch = bad.flatMap((b) => (b.suggestion ? [{ op: 'replace' as const, path: pointer('fields', field, ...b.at), value: b.suggestion }] : []));
+    this.issues.push(
+      makeIssue({
+        code: 'invalid_artifact',
+        artifact: { type: 'object', name: a.name },
+        ref: { type: 'object', name: a.name, member: field },
+        message: `Object "${a.name}" (${field}) has ${bad.length} option value${bad.length === 1 ? '' : 's'} that ${bad.length === 1 ? 'is not a lowercase identifier' : 'are not lowercase identifiers'} (a-z, 0-9, _ and .): ${shown}. ObjectStack refuses the field; the value is what a record stores, the label what a person reads.`,
+        fix: `Write each value as its lowercase identifier and keep the text as the label, e.g. {"label": "In Progress", "value": "in_progress"}.`,
+        path: pointer('fields', field, 'options'),
+        draft: a.draft,
+        ...(patch.length === bad.length ? { patch } : {}),
+      }),
+    );
+    return true;
+  }
+
   private addObject(a: RawArtifact): void {
     const shell = ObjectShellSchema.safeParse(a.body);
     const fields = new Map<string, FieldNode>();
@@ -352,7 +414,7 @@ class GraphBuilder {
       // defaults or transforms, so the two are the same value.
       const f = FIELD_CHECK.safeParse(raw);
       if (!f.success) {
-        this.invalid(a, f.error, pointer('fields', name), name);
+        if (!this.badOptions(a, name, raw, f.error)) this.invalid(a, f.error, pointer('fields', name), name);
         fields.set(name, { name, def: { type: 'text' }, system: false, invalid: true });
         continue;
       }
@@ -541,6 +603,15 @@ class GraphBuilder {
     const d = NamedSchema.safeParse(a.body);
     if (!d.success) this.invalid(a, d.error);
     (type === 'report' ? this.reports : this.pages).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source });
+  }
+}
+
+/** The string values at dotted `paths` of a value (anything else is skipped). */
+function* stringsAt(value: unknown, ...paths: string[]): Generator<string> {
+  for (const path of paths) {
+    let v: unknown = value;
+    for (const key of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
+    if (typeof v === 'string') yield v;
   }
 }
 

@@ -51,7 +51,14 @@ export {
 export { childPointer, pointer } from './json-pointer.ts';
 export { type DocumentPlace, documentOf, type LocatedNotice, locateIssues, locateNotices, rebasePatch } from './locate-issues.ts';
 export { NAV_ITEM_TYPES } from './nav-type-notices.ts';
-export { PLATFORM_OBJECTS } from './platform-objects.ts';
+export {
+  isPlatformObjectName,
+  mayBeHidden,
+  PLATFORM_OBJECT_BY_NAME,
+  PLATFORM_OBJECTS,
+  type PlatformObjectDef,
+  platformObjectsReached,
+} from './platform-objects.ts';
 export { MAX_FILE_BYTES, type ReadSourceOptions, readSource, SourceError, STDIN_NAME } from './read-source.ts';
 export * from './schemas.ts';
 export { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';

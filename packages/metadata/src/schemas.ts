@@ -280,3 +280,81 @@ export type SeedDef = z.infer<typeof SeedSchema>;
 
 /** Reports and pages are only nav targets here: their name is what matters. */
 export const NamedSchema = z.looseObject({ name: z.string().min(1) });
+
+/**
+ * The named windows a dashboard date filter offers (ObjectStack `data/date-range-presets.ts`):
+ * valid as `dateRange.defaultRange` and a date global filter's `defaultValue`, where the console
+ * lowers them to date macros — and nowhere else (#8690: a bare preset as a filter comparand
+ * matches nothing).
+ */
+export const DATE_RANGE_PRESETS = [
+  'today',
+  'yesterday',
+  'this_week',
+  'last_week',
+  'this_month',
+  'last_month',
+  'this_quarter',
+  'last_quarter',
+  'this_year',
+  'last_year',
+  'last_7_days',
+  'last_30_days',
+  'last_90_days',
+] as const;
+export type DateRangePreset = (typeof DATE_RANGE_PRESETS)[number];
+
+/** Each preset's window as date macros: [start, end] (end null: open up to now). */
+export const DATE_RANGE_PRESET_WINDOWS: Readonly<Record<DateRangePreset, readonly [string, string | null]>> = {
+  today: ['{today}', null],
+  yesterday: ['{yesterday}', '{today}'],
+  this_week: ['{week_start}', '{week_end}'],
+  last_week: ['{last_week_start}', '{last_week_end}'],
+  this_month: ['{month_start}', '{month_end}'],
+  last_month: ['{last_month_start}', '{last_month_end}'],
+  this_quarter: ['{quarter_start}', '{quarter_end}'],
+  last_quarter: ['{last_quarter_start}', '{last_quarter_end}'],
+  this_year: ['{year_start}', '{year_end}'],
+  last_year: ['{last_year_start}', '{last_year_end}'],
+  last_7_days: ['{7_days_ago}', null],
+  last_30_days: ['{30_days_ago}', null],
+  last_90_days: ['{90_days_ago}', null],
+};
+
+/** Whether `value` is a dashboard date-range preset name. */
+export function isDateRangePreset(value: unknown): value is DateRangePreset {
+  return typeof value === 'string' && (DATE_RANGE_PRESETS as readonly string[]).includes(value);
+}
+
+/** One option of a field whose value is not a lowercase identifier, and the value ObjectStack's Field.select would store for it. */
+export interface BadOptionValue {
+  /** Where the value sits inside the field: `["options", 2, "value"]`, or `["options", 2]` for a bare value. */
+  readonly at: readonly (string | number)[];
+  readonly value: unknown;
+  /** The stored spelling (`In Progress` → `in_progress`), when there is one. */
+  readonly suggestion?: string | undefined;
+}
+
+const OPTION_VALUE = /^[a-z][a-z0-9_.]*$/;
+
+/**
+ * Every option of a field whose string value is not a lowercase identifier (SelectOptionSchema),
+ * with the value Field.select would derive from it (lowercase, spaces to `_`, other characters
+ * dropped) — so one issue can name them all.
+ */
+export function badOptionValues(field: unknown): BadOptionValue[] {
+  const options = typeof field === 'object' && field !== null ? (field as { options?: unknown }).options : undefined;
+  if (!Array.isArray(options)) return [];
+  const out: BadOptionValue[] = [];
+  options.forEach((o, i) => {
+    const bare = typeof o !== 'object' || o === null;
+    const value = bare ? o : (o as { value?: unknown }).value;
+    if (typeof value !== 'string' || OPTION_VALUE.test(value)) return;
+    const derived = value
+      .toLowerCase()
+      .replace(/\s+/g, '_')
+      .replace(/[^a-z0-9_.]/g, '');
+    out.push({ at: bare ? ['options', i] : ['options', i, 'value'], value, ...(OPTION_VALUE.test(derived) ? { suggestion: derived } : {}) });
+  });
+  return out;
+}

@@ -47,8 +47,8 @@ const OPERATORS = {
   ne: (v) => ({ $ne: v }),
   neq: (v) => ({ $ne: v }),
   contains: (v) => ({ $contains: v }),
-  // compileFilter's $contains is already case-insensitive (ILIKE), as ObjectStack's is.
-  icontains: (v) => ({ $contains: v }),
+  // ObjectStack (#5701): contains is case-exact; icontains is its ASCII-case-insensitive twin.
+  icontains: (v) => ({ $icontains: v }),
   not_contains: (v) => ({ $notContains: v }),
   starts_with: (v) => ({ $startsWith: v }),
   ends_with: (v) => ({ $endsWith: v }),

@@ -255,8 +255,9 @@ describe('publishPackage', () => {
       platform,
       scope,
       stack({
-        objects: [{ name: 'acct', fields: { name: { type: 'text' }, revenue: { type: 'currency' } } }],
-        data: [{ object: 'acct', records: [{ name: 'A', revenue: 'abc' }] }],
+        objects: [{ name: 'acct', fields: { name: { type: 'text' }, opened: { type: 'date' } } }],
+        // A date JavaScript reads (so L1 and ObjectStack's write path take it) that PostgreSQL refuses.
+        data: [{ object: 'acct', records: [{ name: 'A', opened: '2026-02-30' }] }],
       }),
     );
     const r = await publishPackage(platform, scope);
@@ -265,7 +266,9 @@ describe('publishPackage', () => {
       seedApplied: {
         success: false,
         inserted: 0,
-        errors: [{ seed: 'acct', object: 'acct', recordIndex: 0, field: 'revenue', message: 'row not written: invalid input syntax for type numeric: "abc"' }],
+        errors: [
+          { seed: 'acct', object: 'acct', recordIndex: 0, field: 'opened', message: 'row not written: date/time field value out of range: "2026-02-30"' },
+        ],
       },
     });
     const log = await platform.db.selectFrom('bvl.publish_log').select(['outcome', 'seed_applied']).where('tenant_id', '=', scope.tenant).execute();

@@ -159,7 +159,8 @@ describe('applySeeds (through publish)', () => {
             since: { dialect: 'cel', source: 'today()' },
             seen_at: '2026-01-02T03:04:05Z',
           },
-          { code: 'G1', name: 'Globex 2', revenue: 'abc', tags: [], meta: [1] },
+          // A date JavaScript reads (so L1 and ObjectStack's write path take it) that PostgreSQL refuses.
+          { code: 'G1', name: 'Globex 2', revenue: 21, since: '2026-02-30', tags: [], meta: [1] },
         ],
       },
     ]);
@@ -167,7 +168,7 @@ describe('applySeeds (through publish)', () => {
       success: false,
       inserted: 0,
       updated: 1,
-      errors: [{ recordIndex: 1, field: 'revenue', message: 'row not updated: invalid input syntax for type numeric: "abc"' }],
+      errors: [{ recordIndex: 1, field: 'since', message: 'row not updated: date/time field value out of range: "2026-02-30"' }],
     });
     const [a1, g1] = await rows(t, 'acct', 'code');
     expect(a1).toMatchObject({ name: 'Acme 2', revenue: '11', tags: ['x', 'y,z'], meta: { k: 'v' } });

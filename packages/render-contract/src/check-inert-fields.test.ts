@@ -14,6 +14,8 @@ const valid: ReadonlyArray<{ name: string; field: Record<string, unknown> }> = [
   { name: 'select with bare options', field: { type: 'select', options: ['a'] } },
   { name: 'radio with options', field: { type: 'radio', options: ['a', 'b'] } },
   { name: 'multiselect without options (a deliberate non-rule)', field: { type: 'multiselect' } },
+  { name: 'checkboxes without options: free-form tags too', field: { type: 'checkboxes' } },
+  { name: 'a multi-value select without options: free-form tags, not inert', field: { type: 'select', multiple: true } },
   { name: 'lookup with reference', field: { type: 'lookup', reference: 'sys_user' } },
   { name: 'user without reference (it is sys_user)', field: { type: 'user' } },
   { name: 'formula with a CEL envelope', field: { type: 'formula', expression: { dialect: 'cel', source: 'record.a + 1' } } },

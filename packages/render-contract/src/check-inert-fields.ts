@@ -20,11 +20,12 @@ interface InertRule {
   readonly fix: string;
 }
 
-// ADR-0078 functional completeness. A multiselect with no options is a deliberate non-rule (free tagging).
+// ADR-0078 functional completeness. A multi-value choice with no options (multiselect, checkboxes, a
+// select with multiple: true) is a deliberate non-rule: free-form tags (record-validator.ts).
 const RULES: readonly InertRule[] = [
   {
     types: ['select', 'radio'],
-    inert: (f) => isBlank(f.def.options),
+    inert: (f) => isBlank(f.def.options) && f.def.multiple !== true,
     why: 'has no options, so its input offers nothing to choose and no value can be entered',
     fix: 'add options [{"label": …, "value": …}]',
   },

@@ -9,6 +9,7 @@ import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
 import { compileDataset } from './compile-dataset.ts';
 import { renderToHtml } from './render-to-html.ts';
+import { RENDERER_PROFILES } from './renderer-profiles.ts';
 import { sweepDom } from './sweep-dom.ts';
 
 describe('checkRender on the corpora', () => {
@@ -63,7 +64,7 @@ describe('checkRender', () => {
   });
 
   it('reports every L2 finding once, sorted, with the owning artifact', () => {
-    const { issues, checked } = checkRender(graphOf(stack()));
+    const { issues, checked } = checkRender(graphOf(stack()), { registry: RENDERER_PROFILES['objectui-2026-02'] });
     expect(issues.map((i) => [i.code, i.artifact.name, i.ref?.member ?? '', i.path])).toEqual([
       ['unsatisfiable_query_shape', 'exp_board', 'pie', '/widgets/0/dimensions'],
       ['dataset_compile_error', 'exp_board', 'filtered', '/widgets/1/filter/amount/$gt'],
@@ -71,6 +72,16 @@ describe('checkRender', () => {
       ['dataset_compile_error', 'exp_metrics', 'title', '/measures/1/field'],
       ['inert_field', 'exp_expense', 'status', '/fields/status'],
       ['typeless_schema', 'exp_expense.default', '', '/type'],
+    ]);
+    // The newest objectui draws the dimensionless pie as a KPI tile and the list view as a grid: warnings, not errors.
+    expect(checkRender(graphOf(stack())).issues.map((i) => [i.code, i.severity, i.ref?.member ?? i.artifact.name, i.path])).toEqual([
+      ['dataset_compile_error', 'error', 'filtered', '/widgets/1/filter/amount/$gt'],
+      ['dataset_compile_error', 'error', 'filtered', '/widgets/1/filter/stauts'],
+      ['dataset_compile_error', 'error', 'title', '/measures/1/field'],
+      ['inert_field', 'error', 'status', '/fields/status'],
+      ['query_shape_degraded', 'warning', 'pie', '/widgets/0/dimensions'],
+      ['query_shape_degraded', 'warning', 'filtered', '/widgets/1/values'],
+      ['view_type_fallback', 'warning', 'exp_expense.default', '/type'],
     ]);
     expect(checked).toEqual({ schemas: 4, compiledDatasets: 2 });
     const widgetFilter = issues.find((i) => i.path === '/widgets/1/filter/stauts');

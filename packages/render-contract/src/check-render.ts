@@ -1,11 +1,12 @@
 import { type BuildIssue, makeIssue, sortIssues } from '@bvl/build-issue';
-import { type DatasetNode, type Graph, pointer } from '@bvl/metadata';
+import { type DatasetNode, type Graph, mayBeHidden, pointer } from '@bvl/metadata';
 import { checkInertFields } from './check-inert-fields.ts';
 import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
 import { planDataset, problemIssue } from './compile-dataset.ts';
 import type { ComponentRegistry } from './component-registry.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
+import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
+import { widgetQueryOptions } from './widget-query-options.ts';
 
 /** Options for {@link checkRender}. */
 export interface CheckRenderOptions {
@@ -53,24 +54,30 @@ export function checkRender(graph: Graph, options: CheckRenderOptions = {}): Ren
   for (const dashboard of graph.dashboards.values()) {
     if (dashboard.invalid) continue;
     for (const widget of dashboard.widgets) {
+      // Hidden by ObjectStack unless its requiresObject is registered: nothing a user is sure to see.
+      if (mayBeHidden(graph.objects, widget.def.requiresObject)) continue;
       const named = widget.def.dataset === undefined ? undefined : graph.datasets.get(widget.def.dataset);
       const dataset = named && !named.invalid ? named : undefined;
       issues.push(...checkWidget(widget, dataset, dashboard, registry).issues);
       schemas++;
-      // Without a filter, a widget's selection is a subset of its dataset's (unknown values and
-      // dimensions are L1's unknown_measure/unknown_dimension), so compiling the dataset covers it.
-      if (widget.def.filter === undefined || !compilable(dataset) || dataset.object === undefined) continue;
+      // Without a filter or query options, a widget's selection is a subset of its dataset's (unknown
+      // values and dimensions are L1's unknown_measure/unknown_dimension), so compiling the dataset covers it.
+      const queryOptions = widgetQueryOptions(widget.def);
+      if ((widget.def.filter === undefined && Object.keys(queryOptions).length === 0) || !compilable(dataset) || dataset.object === undefined) continue;
       const selection = {
         measures: (widget.def.values ?? []).filter((v) => dataset.measures.has(v)),
         dimensions: (widget.def.dimensions ?? []).filter((d) => dataset.dimensions.has(d)),
-        filter: widget.def.filter,
+        ...(widget.def.filter !== undefined ? { filter: widget.def.filter } : {}),
+        ...queryOptions,
       };
       const who = `The filter of widget "${widget.id}" of dashboard "${dashboard.name}" (on dataset "${dataset.name}")`;
       const plan = planDataset(dataset, graph, selection, compileOptions, who);
       compiledDatasets++;
-      // The dataset's own problems are reported on the dataset: only the widget's filter is news here.
+      // The dataset's own problems are reported on the dataset: only the widget's filter (and a date
+      // bucket its options ask of a dimension that cannot take one) is news here.
       for (const p of plan.problems) {
-        if (p.origin !== 'selection-filter') continue;
+        if (p.origin === 'dataset') continue;
+        if (p.origin === 'selection' && queryOptions.dateGranularity === undefined) continue;
         issues.push(
           makeIssue({
             code: 'dataset_compile_error',
@@ -78,7 +85,10 @@ export function checkRender(graph: Graph, options: CheckRenderOptions = {}): Ren
             ref: { type: 'dashboard', name: dashboard.name, member: widget.id },
             message: p.message,
             fix: p.fix,
-            path: pointer('widgets', widget.index, 'filter', ...p.at),
+            path:
+              p.origin === 'selection-filter'
+                ? pointer('widgets', widget.index, 'filter', ...p.at)
+                : pointer('widgets', widget.index, 'options', 'dateGranularity'),
             draft: dashboard.draft,
             ...(p.suggestions?.length ? { suggestions: p.suggestions } : {}),
           }),

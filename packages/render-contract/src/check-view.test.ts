@@ -2,8 +2,13 @@ import { BuildIssueSchema } from '@bvl/build-issue';
 import { buildGraph, collectStack, type Graph, type ViewNode } from '@bvl/metadata';
 import { describe, expect, it } from 'vitest';
 import { checkView } from './check-view.ts';
-import { type ComponentRegistry, parseRegistry } from './component-registry.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
+import type { ComponentRegistry } from './component-registry.ts';
+import { parseRegistry } from './parse-registry.ts';
+import { RENDERER_PROFILES } from './renderer-profiles.ts';
+
+// The mechanics of checkView, on the 2026-02 profile (renderer-profiles.test.ts holds every profile's outcome table).
+const FEB = RENDERER_PROFILES['objectui-2026-02']!;
+
 import { translateView } from './translate-view.ts';
 
 const task = {
@@ -145,14 +150,14 @@ const invalid: ReadonlyArray<Case & { issues: Expected[] }> = [
 describe('checkView', () => {
   it.each(valid)('valid: $name', ({ body, kind, component }) => {
     const { graph, view } = viewGraph(body, kind);
-    const { schema, issues } = checkView(view, graph);
+    const { schema, issues } = checkView(view, graph, FEB);
     expect(issues).toEqual([]);
     expect(schema.type).toBe(component);
   });
 
   it.each(invalid)('invalid: $name', ({ body, kind, object, issues: expected }) => {
     const { graph, view } = viewGraph(body, kind, object);
-    const { issues } = checkView(view, graph);
+    const { issues } = checkView(view, graph, FEB);
     expect(
       issues.map((i) => ({ code: i.code, path: i.path, ...(i.patch ? { patch: i.patch } : {}), ...(i.suggestions ? { suggestions: i.suggestions } : {}) })),
     ).toEqual(
@@ -173,13 +178,13 @@ describe('checkView', () => {
 
   it('a typeless translation has no type, and says why in the message', () => {
     const { graph, view } = viewGraph({ type: 'list' });
-    const { schema, issues } = checkView(view, graph);
+    const { schema, issues } = checkView(view, graph, FEB);
     expect(schema.type).toBeUndefined();
     expect(issues[0]?.message).toMatch(/"list" is a viewKind.*red "Unknown component type" box/);
   });
 
   it('a component the registry does not register is unknown_component', () => {
-    const raw = structuredClone(DEFAULT_REGISTRY) as unknown as { components: Record<string, unknown> };
+    const raw = structuredClone(FEB) as unknown as { components: Record<string, unknown> };
     delete raw.components['object-kanban'];
     const registry: ComponentRegistry = parseRegistry(raw);
     const { graph, view } = viewGraph({ type: 'kanban', kanban: { groupByField: 'status' } });
@@ -194,14 +199,14 @@ describe('checkView', () => {
       collectStack({ views: [{ listViews: { v: { type: 'list', data: { object: 'exp_task' }, columns: ['title'] } } }] }, { draft: true }),
     );
     const view = graph.views.get('exp_task.v') as ViewNode;
-    expect(checkView(view, graph).issues[0]?.draft).toBe(true);
+    expect(checkView(view, graph, FEB).issues[0]?.draft).toBe(true);
   });
 });
 
 describe('translateView', () => {
   it('resolves fields on the view object: declared, system and unknown', () => {
     const { graph, view } = viewGraph({ type: 'grid', columns: ['title', { field: 'created_at', label: 'Created' }, 'nope'] });
-    expect(translateView(view, graph).props.columns).toEqual([
+    expect(translateView(view, graph, FEB).props.columns).toEqual([
       { name: 'title', label: 'Title', type: 'text', exists: true },
       { name: 'created_at', label: 'Created', type: 'datetime', exists: true, system: true },
       { name: 'nope', label: 'nope', type: 'unknown', exists: false },
@@ -210,7 +215,7 @@ describe('translateView', () => {
 
   it('binds the type block as props, fields resolved (options carried for kanban lanes)', () => {
     const { graph, view } = viewGraph({ type: 'kanban', kanban: { groupByField: 'status', columns: ['title', 'owner'] } });
-    const props = translateView(view, graph).props;
+    const props = translateView(view, graph, FEB).props;
     expect(props.groupField).toMatchObject({
       name: 'status',
       type: 'select',
@@ -224,15 +229,15 @@ describe('translateView', () => {
 
   it('tree: object-grid receives the tree block (why: no object-tree is registered)', () => {
     const { graph, view } = viewGraph({ type: 'tree', tree: { parentField: 'parent', labelField: 'title' } });
-    const schema = translateView(view, graph);
+    const schema = translateView(view, graph, FEB);
     expect(schema.type).toBe('object-grid');
     expect(schema.props.parentField).toMatchObject({ name: 'parent', reference: 'exp_task' });
-    expect(DEFAULT_REGISTRY.views.list.types.tree?.note).toMatch(/no object-tree/);
+    expect(FEB.views.list.types.tree?.note).toMatch(/no object-tree/);
   });
 
   it('forms carry layout and sections with resolved fields', () => {
     const { graph, view } = viewGraph({ type: 'wizard', sections: [{ label: 'One', fields: ['title', { field: 'status', required: true }] }] }, 'form');
-    const schema = translateView(view, graph);
+    const schema = translateView(view, graph, FEB);
     expect(schema).toMatchObject({
       type: 'object-form',
       props: { layout: 'wizard', sections: [{ label: 'One', fields: [{ name: 'title' }, { name: 'status', required: true }] }] },
@@ -241,12 +246,43 @@ describe('translateView', () => {
 
   it('is pure: the same view translates to equal schemas', () => {
     const { graph, view } = viewGraph({ type: 'calendar', calendar: { startDateField: 'due' } });
-    expect(translateView(view, graph)).toEqual(translateView(view, graph));
+    expect(translateView(view, graph, FEB)).toEqual(translateView(view, graph, FEB));
   });
 
   it('is total on a view whose body failed its schema', () => {
     const { graph, view } = viewGraph({});
     const broken: ViewNode = { ...view, list: undefined, invalid: true };
-    expect(translateView(broken, graph)).toMatchObject({ type: 'object-grid', props: { columns: [] } });
+    expect(translateView(broken, graph, FEB)).toMatchObject({ type: 'object-grid', props: { columns: [] } });
+  });
+});
+
+describe('checkView (objectui-2026-09)', () => {
+  const NEWEST = RENDERER_PROFILES['objectui-2026-09']!;
+  it('a type it does not draw is drawn as a grid: a warning naming why, patched to grid', () => {
+    const { view, graph } = viewGraph({ type: 'list' });
+    const { schema, issues } = checkView(view, graph, NEWEST);
+    expect(schema).toMatchObject({ type: 'object-grid', props: { viewType: 'grid', substitutedFor: { type: 'list' } } });
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatchObject({ code: 'view_type_fallback', severity: 'warning', patch: [{ op: 'replace', path: '/type', value: 'grid' }] });
+    expect(issues[0]?.message).toMatch(/objectui-2026-09 has no case for it, so ListView draws a grid instead/);
+  });
+  it('a kanban with no lane field groups by the status field the renderer detects: a warning whose patch makes it explicit', () => {
+    const { view, graph } = viewGraph({ type: 'kanban' });
+    const { schema, issues } = checkView(view, graph, NEWEST);
+    expect(schema.props).toMatchObject({ groupBy: { name: 'status' }, inferred: { groupBy: 'status' } });
+    expect(issues.map((i) => [i.code, i.severity, i.path])).toEqual([['layout_binding_inferred', 'warning', '/kanban/groupByField']]);
+    expect(issues[0]?.patch).toEqual([{ op: 'add', path: '/kanban', value: { groupByField: 'status' } }]);
+  });
+  it("a timeline reads its dates from the calendar block, as the renderer's resolveTimelineDateBinding does", () => {
+    const { view, graph } = viewGraph({ type: 'timeline', calendar: { startDateField: 'starts' } });
+    expect(checkView(view, graph, NEWEST).issues).toEqual([]);
+    expect(checkView(view, graph, FEB).issues.map((i) => i.code)).toEqual(['layout_without_binding']);
+  });
+  it("a map with no location refuses, naming the renderer's own screen and both ways to bind it", () => {
+    const { view, graph } = viewGraph({ type: 'map', map: { titleField: 'title' } });
+    const [issue] = checkView(view, graph, NEWEST).issues;
+    expect(issue).toMatchObject({ code: 'layout_without_binding', path: '/map/locationField' });
+    expect(issue?.message).toContain('(or locationField, or latitudeField + longitudeField)');
+    expect(issue?.message).toContain('"Map configuration required"');
   });
 });

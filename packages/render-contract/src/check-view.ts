@@ -1,8 +1,8 @@
 import { type BuildIssue, type JsonPatchOp, makeIssue } from '@bvl/build-issue';
 import { clearWinner, didYouMean, type Graph, pointer, type ViewNode } from '@bvl/metadata';
-import { type ComponentRegistry, isRegistered } from './component-registry.ts';
+import { bindingSets, type ComponentRegistry, isRegistered, missingBindings as unboundSet, type ViewTypeEntry } from './component-registry.ts';
 import type { ComponentSchema } from './component-schema.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
+import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
 import { translateView, viewBody, viewTypeOf } from './translate-view.ts';
 
 /** A translation and what is wrong with it. */
@@ -15,9 +15,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const quoteList = (xs: readonly string[]): string => xs.join(', ');
 
 /**
- * Translates a view and judges the result: no component for its type (`typeless_schema`, with a
- * patch to a valid type), a component the registry does not register (`unknown_component`), or a
- * component missing a binding prop it requires (`layout_without_binding`). Pure and total.
+ * Translates a view and judges the result against the renderer profile: a type it does not draw
+ * (`typeless_schema`, the red box — or `view_type_fallback` where the renderer draws a grid
+ * instead), a component the registry does not register (`unknown_component`), a component missing
+ * the binding it needs (`layout_without_binding`), or a binding the renderer picks by itself
+ * (`layout_binding_inferred`). Pure and total.
  */
 export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegistry = DEFAULT_REGISTRY): Checked {
   const schema = translateView(view, graph, registry);
@@ -25,30 +27,33 @@ export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegis
   const body = viewBody(view);
   const family = registry.views[view.kind];
   const types = Object.keys(family.types);
-  const { type, entry } = viewTypeOf(view, registry);
+  const { type, entry, fallback } = viewTypeOf(view, registry);
   const artifact = { type: 'view', name: view.name };
   const base = { artifact, draft: view.draft };
 
-  if (!entry) {
+  if (!entry || fallback) {
     const shown = typeof type === 'string' ? `"${type}"` : (JSON.stringify(type) ?? String(type));
     const winner = typeof type === 'string' ? clearWinner(type, types) : undefined;
     const winnerEntry = winner ? family.types[winner] : undefined;
     // Patch to the near-miss only when its block is there; otherwise the patch would trade this issue for layout_without_binding.
     const value =
-      winner && winnerEntry && (!needsBinding(registry, winnerEntry.component) || isRecord(body[winnerEntry.block ?? ''])) ? winner : family.default;
+      winner && winnerEntry && (!needsBinding(registry, winnerEntry) || isRecord(body[winnerEntry.block ?? ''])) ? winner : (fallback?.as ?? family.default);
     const why = type === 'list' && view.kind === 'list' ? ' ("list" is a viewKind, not a list view type)' : '';
+    const what = view.kind === 'list' ? 'records' : 'form';
     issues.push(
       makeIssue({
-        code: 'typeless_schema',
+        code: fallback ? 'view_type_fallback' : 'typeless_schema',
         ...base,
-        message: `View "${view.name}" has type ${shown}, which is not a ${view.kind} view type${why}. The ${view.kind === 'list' ? 'ListView switch' : 'form renderer'} has no case for it, so the schema it builds has no component type and the page shows a red "Unknown component type" box instead of the ${view.kind === 'list' ? 'records' : 'form'}.`,
+        message: fallback
+          ? `View "${view.name}" has type ${shown}, which is not a ${view.kind} view type${why}. ${registry.name} has no case for it, so ${fallback.does}: the page shows a plain ${fallback.as}, not what the type promised.`
+          : `View "${view.name}" has type ${shown}, which is not a ${view.kind} view type${why}. The ${view.kind === 'list' ? 'ListView switch' : 'form renderer'} of ${registry.name} has no case for it, so the schema it builds has no component type and the page shows a red "Unknown component type" box instead of the ${what}.`,
         fix: `Set "type" of view "${view.name}" to "${value}" (${view.kind} view types: ${quoteList(types)}).`,
         path: '/type',
         suggestions: typeof type === 'string' ? didYouMean(type, types) : [],
         patch: [{ op: 'replace', path: '/type', value }],
       }),
     );
-    return { schema, issues };
+    if (!entry) return { schema, issues };
   }
   if (!isRegistered(registry, entry.component)) {
     issues.push(
@@ -62,22 +67,39 @@ export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegis
     );
     return { schema, issues };
   }
-  issues.push(...missingBindings(view, graph, registry, schema, String(type)));
+  if (!fallback) issues.push(...bindingIssues(view, graph, registry, schema, String(type), entry));
   return { schema, issues };
 }
 
-function needsBinding(registry: ComponentRegistry, component: string): boolean {
-  return (registry.components[component]?.requiredProps?.length ?? 0) > 0;
+function needsBinding(registry: ComponentRegistry, entry: ViewTypeEntry): boolean {
+  return bindingSets(registry.components[entry.component]).length > 0;
 }
 
-/** layout_without_binding: one issue for a missing block, or one per missing key of a present block. */
-function missingBindings(view: ViewNode, graph: Graph, registry: ComponentRegistry, schema: ComponentSchema, type: string): BuildIssue[] {
-  const { entry } = viewTypeOf(view, registry);
-  const component = entry ? registry.components[entry.component] : undefined;
-  const missing = (component?.requiredProps ?? []).filter((p) => schema.props[p] === undefined);
-  if (!entry || missing.length === 0) return [];
-  const body = viewBody(view);
+/** layout_without_binding: one issue for a missing block, or one per missing key of a present block; layout_binding_inferred for a guess. */
+function bindingIssues(view: ViewNode, graph: Graph, registry: ComponentRegistry, schema: ComponentSchema, type: string, entry: ViewTypeEntry): BuildIssue[] {
+  const component = registry.components[entry.component];
+  const base = { artifact: { type: 'view', name: view.name }, draft: view.draft };
   const blockName = entry.block;
+  const inferred = isRecord(schema.props.inferred) ? (schema.props.inferred as Record<string, string>) : {};
+  const missing = unboundSet(component, (p) => schema.props[p] !== undefined);
+  if (!missing || !blockName) {
+    return Object.entries(inferred).map(([prop, field]) => {
+      const from = entry.bind?.[prop]?.from ?? prop;
+      return makeIssue({
+        code: 'layout_binding_inferred',
+        ...base,
+        message: `View "${view.name}" is a ${type} view that binds no ${from}, so ${registry.name} picks field "${field}" of "${view.object}" by itself (its stageField, or a field named status/stage/state/phase). The ${type} draws, but on a field nobody chose.`,
+        fix: `Set ${blockName}.${from} of view "${view.name}" to the field it should use (e.g. "${field}").`,
+        path: pointer(blockName ?? '', from),
+        patch: [
+          isRecord(viewBody(view)[blockName ?? ''])
+            ? { op: 'add', path: pointer(blockName ?? '', from), value: field }
+            : { op: 'add', path: pointer(blockName ?? ''), value: { [from]: field } },
+        ],
+      });
+    });
+  }
+  const body = viewBody(view);
   const object = view.object ? graph.objects.get(view.object) : undefined;
   const binds = missing.map((prop) => {
     const spec = entry.bind?.[prop];
@@ -87,21 +109,30 @@ function missingBindings(view: ViewNode, graph: Graph, registry: ComponentRegist
     return { prop, from: spec?.from ?? prop, fallback: spec?.fallback, candidates };
   });
   const fallbackText = (b: (typeof binds)[number]): string => (b.fallback ? `the literal field name "${b.fallback}"` : 'a default field name');
+  const outcome = (b: (typeof binds)[number]): string =>
+    component?.missing ? component.missing.does : `the renderer silently falls back to ${fallbackText(b)} and shows an empty or wrong ${type}`;
   const candidateText = (b: (typeof binds)[number]): string =>
     b.candidates.length
       ? ` (candidate fields of "${view.object}": ${quoteList(b.candidates)})`
       : object
-        ? ` ("${view.object}" has no ${b.from === 'groupByField' ? 'groupable' : 'date'} field yet)`
+        ? ` ("${view.object}" has no ${b.from === 'groupByField' ? 'groupable' : b.from.includes('Date') ? 'date' : 'such'} field yet)`
         : '';
-  const base = { artifact: { type: 'view', name: view.name }, draft: view.draft };
-  if (!blockName) return [];
+  const alternatives =
+    bindingSets(component).length > 1
+      ? ` (or ${bindingSets(component)
+          .map((set) => set.map((p) => entry.bind?.[p]?.from ?? p).join(' + '))
+          .join(', or ')})`
+      : '';
   if (!isRecord(body[blockName])) {
     const keys = binds.map((b) => b.from);
     return [
       makeIssue({
         code: 'layout_without_binding',
         ...base,
-        message: `View "${view.name}" is a ${type} view with no "${blockName}" block, so nothing binds its ${quoteList(keys)}: the renderer silently falls back to ${binds.map(fallbackText).join(' and ')} and shows an empty or wrong ${type}.`,
+        message: `View "${view.name}" is a ${type} view with no "${blockName}" block, so nothing binds its ${quoteList(keys)}${alternatives}: ${binds
+          .map(outcome)
+          .filter((x, i, xs) => xs.indexOf(x) === i)
+          .join('; ')}.`,
         fix: `Add a "${blockName}" block to view "${view.name}" with ${binds.map((b) => `${b.from}${candidateText(b)}`).join('; ')}, or set its type to "grid".`,
         path: pointer(blockName),
       }),
@@ -113,7 +144,7 @@ function missingBindings(view: ViewNode, graph: Graph, registry: ComponentRegist
     return makeIssue({
       code: 'layout_without_binding',
       ...base,
-      message: `The "${blockName}" block of view "${view.name}" has no ${b.from}, so the ${type} binds no field for it: the renderer silently falls back to ${fallbackText(b)} and shows an empty or wrong ${type}.`,
+      message: `The "${blockName}" block of view "${view.name}" has no ${b.from}${alternatives}, so the ${type} binds no field for it: ${outcome(b)}.`,
       fix: `Set ${blockName}.${b.from} of view "${view.name}" to a field${candidateText(b)}.`,
       path: pointer(blockName, b.from),
       ...(patch ? { patch } : {}),

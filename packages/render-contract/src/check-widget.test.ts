@@ -3,7 +3,11 @@ import { buildGraph, collectStack, type DashboardNode, type Graph } from '@bvl/m
 import { describe, expect, it } from 'vitest';
 import { checkWidget } from './check-widget.ts';
 import { isRegistered } from './component-registry.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
+import { DEFAULT_REGISTRY, RENDERER_PROFILES } from './renderer-profiles.ts';
+
+// The mechanics of checkWidget, on the 2026-02 profile (renderer-profiles.test.ts holds every profile's outcome table).
+const FEB = RENDERER_PROFILES['objectui-2026-02']!;
+
 import { translateWidget } from './translate-widget.ts';
 
 /** ChartType in ObjectStack's chart.zod.ts (objectstack-format.md §1.3). */
@@ -69,7 +73,7 @@ function check(widget: Record<string, unknown>) {
   const { graph, dashboard } = widgetIn(widget);
   const w = dashboard.widgets[1];
   if (!w) throw new Error('widget not built');
-  return checkWidget(w, graph.datasets.get(String(widget.dataset ?? 'exp_metrics')), dashboard);
+  return checkWidget(w, graph.datasets.get(String(widget.dataset ?? 'exp_metrics')), dashboard, FEB);
 }
 
 interface Case {
@@ -126,7 +130,7 @@ const invalid: ReadonlyArray<Case & { issues: Array<{ code: string; path: string
   { name: 'pivot of a count, no dimension', widget: { type: 'pivot', values: ['n'] }, issues: [{ code: 'count_only_table', path: '/widgets/1/dimensions' }] },
 ];
 
-describe('checkWidget', () => {
+describe('checkWidget (objectui-2026-02)', () => {
   it.each(valid)('valid: $name', ({ widget, component }) => {
     const { schema, issues } = check(widget);
     expect(issues).toEqual([]);
@@ -161,19 +165,22 @@ describe('checkWidget', () => {
 });
 
 describe('translateWidget', () => {
-  it.each(CHART_TYPES)('every ObjectStack chart type translates to a registered component: %s', (type) => {
-    const { graph, dashboard } = widgetIn({ type, values: ['n'] });
-    const schema = translateWidget(dashboard.widgets[1]!, graph.datasets.get('exp_metrics'), dashboard);
-    expect(isRegistered(DEFAULT_REGISTRY, schema.type)).toBe(true);
-  });
+  for (const [profile, registry] of Object.entries(RENDERER_PROFILES)) {
+    it.each(CHART_TYPES)(`${profile}: every ObjectStack chart type translates to a registered component: %s`, (type) => {
+      const { graph, dashboard } = widgetIn({ type, dimensions: ['status'], values: ['n'] });
+      const schema = translateWidget(dashboard.widgets[1]!, graph.datasets.get('exp_metrics'), dashboard, registry);
+      expect(isRegistered(registry, schema.type)).toBe(true);
+    });
+  }
 
-  it('the registry translates exactly the ChartType enum', () => {
-    expect(Object.keys(DEFAULT_REGISTRY.widgets.types).sort()).toEqual([...CHART_TYPES].sort());
+  it('the 2026-02 registry translates exactly the ChartType enum; the newest also its closest-family aliases', () => {
+    expect(Object.keys(FEB.widgets.types).sort()).toEqual([...CHART_TYPES].sort());
+    expect(Object.keys(DEFAULT_REGISTRY.widgets.types)).toEqual(expect.arrayContaining(CHART_TYPES));
   });
 
   it('carries the variant, labels and aggregates', () => {
     const { graph, dashboard } = widgetIn({ type: 'donut', title: 'Split', dimensions: ['status'], values: ['n'] });
-    expect(translateWidget(dashboard.widgets[1]!, graph.datasets.get('exp_metrics'), dashboard)).toEqual({
+    expect(translateWidget(dashboard.widgets[1]!, graph.datasets.get('exp_metrics'), dashboard, FEB)).toEqual({
       type: 'chart',
       id: 'exp_board.w',
       props: {
@@ -185,5 +192,39 @@ describe('translateWidget', () => {
         measures: [{ name: 'n', label: 'Expenses', exists: true, aggregate: 'count' }],
       },
     });
+  });
+});
+
+describe('checkWidget (objectui-2026-09)', () => {
+  const NEWEST = RENDERER_PROFILES['objectui-2026-09']!;
+  const newest = (widget: Record<string, unknown>) => {
+    const { graph, dashboard } = widgetIn(widget);
+    return checkWidget(dashboard.widgets[1]!, graph.datasets.get('exp_metrics'), dashboard, NEWEST);
+  };
+  it('a chart with no dimension is drawn as a KPI tile of its first measure: a warning, and the tile is what renders', () => {
+    const { schema, issues } = newest({ type: 'bar', values: ['n'] });
+    expect(schema).toMatchObject({ type: 'dataset-kpi', props: { substitutedFor: { type: 'bar' } } });
+    expect(issues.map((i) => [i.code, i.severity, i.path])).toEqual([['query_shape_degraded', 'warning', '/widgets/1/dimensions']]);
+    expect(issues[0]?.message).toBe(
+      'Widget "w" of dashboard "exp_board" is a bar with no dimension: objectui-2026-09 draws it, but with no dimension DatasetWidget draws a KPI tile of the first measure instead.',
+    );
+  });
+  it('a scatter of two measures is refused, naming the renderer refusal', () => {
+    const { issues } = newest({ type: 'scatter', dimensions: ['status'], values: ['n', 'total'] });
+    expect(issues.map((i) => [i.code, i.severity, i.path])).toEqual([['unsatisfiable_query_shape', 'error', '/widgets/1/values']]);
+    expect(issues[0]?.message).toContain('a scatter plots one measure and refuses a second series');
+    expect(issues[0]?.fix).toBe('Keep one measure and at most one dimension in widget "w", or use a bar chart.');
+  });
+  it('a type it does not draw is a bar chart: a warning with the near miss as patch', () => {
+    const { schema, issues } = newest({ type: 'bars', dimensions: ['status'], values: ['n'] });
+    expect(schema).toMatchObject({ type: 'chart', props: { chartType: 'bar', substitutedFor: { type: 'bars' } } });
+    expect(issues).toMatchObject([{ code: 'widget_type_fallback', severity: 'warning', patch: [{ op: 'replace', path: '/widgets/1/type', value: 'bar' }] }]);
+  });
+  it('no values is refused whatever the type (DatasetWidget asks to pick measures)', () => {
+    for (const type of ['table', 'metric', 'bar'])
+      expect(
+        newest({ type, dimensions: ['status'], values: [] }).issues.map((i) => i.code),
+        type,
+      ).toEqual(['unsatisfiable_query_shape']);
   });
 });

@@ -1,15 +1,16 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
 import { clearWinner, type DashboardNode, type DatasetNode, didYouMean, pointer, type WidgetNode } from '@bvl/metadata';
 import type { Checked } from './check-view.ts';
-import { type ComponentRegistry, isRegistered, shapeOf } from './component-registry.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
-import { describeArity, shapeProblem } from './shape-problem.ts';
+import { type Arity, type ComponentRegistry, isRegistered, type ShapePart, shapeOf } from './component-registry.ts';
+import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
+import { describeArity, partCounts, type ShapeCounts, type ShapeFinding, shapeFindings } from './shape-findings.ts';
 import { translateWidget, widgetTypeOf } from './translate-widget.ts';
 
 /**
- * Translates a widget and judges the result: a chart type the renderer does not know
- * (`unknown_widget_type`), a component the registry does not register (`unknown_component`), a
- * dimensions/measures count its component cannot show (`unsatisfiable_query_shape`), and a
+ * Translates a widget and judges the result against the renderer profile: a chart type it does not
+ * draw (`unknown_widget_type`, the red box — or `widget_type_fallback` where it draws a bar chart
+ * instead), a component the registry does not register (`unknown_component`), a query shape it
+ * refuses (`unsatisfiable_query_shape`) or draws only part of (`query_shape_degraded`), and a
  * table/pivot of count measures only with no dimension (`count_only_table`). Pure and total.
  */
 export function checkWidget(
@@ -21,7 +22,7 @@ export function checkWidget(
   const schema = translateWidget(widget, dataset, dashboard, registry);
   const issues: BuildIssue[] = [];
   const def = widget.def;
-  const { type, entry } = widgetTypeOf(widget, registry);
+  const { type, entry, fallback } = widgetTypeOf(widget, registry);
   const at = (...rest: Array<string | number>) => pointer('widgets', widget.index, ...rest);
   const base = {
     artifact: { type: 'dashboard', name: dashboard.name },
@@ -31,28 +32,31 @@ export function checkWidget(
   const who = `Widget "${widget.id}" of dashboard "${dashboard.name}"`;
   const chartTypes = Object.keys(registry.widgets.types);
 
-  if (!entry) {
+  if (!entry || fallback) {
     const winner = clearWinner(type, chartTypes);
     issues.push(
       makeIssue({
-        code: 'unknown_widget_type',
+        code: fallback ? 'widget_type_fallback' : 'unknown_widget_type',
         ...base,
-        message: `${who} has type "${type}", which is not a chart type: the dashboard has no component for it and shows a red "Unknown component type" box in its place.`,
+        message: fallback
+          ? `${who} has type "${type}", which is not a chart type ${registry.name} draws: ${fallback.does}, not the ${type} that was asked for.`
+          : `${who} has type "${type}", which is not a chart type: the dashboard has no component for it and shows a red "Unknown component type" box in its place.`,
         fix: `Set the type of widget "${widget.id}" to one of: ${chartTypes.join(', ')}.`,
         path: at('type'),
         suggestions: didYouMean(type, chartTypes),
         ...(winner ? { patch: [{ op: 'replace' as const, path: at('type'), value: winner }] } : {}),
       }),
     );
-    return { schema, issues };
+    if (!entry) return { schema, issues };
   }
-  if (!isRegistered(registry, entry.component)) {
+  const component = schema.type ?? entry.component;
+  if (!isRegistered(registry, component)) {
     issues.push(
       makeIssue({
         code: 'unknown_component',
         ...base,
-        message: `${who} of type "${type}" translates to component "${entry.component}", which the ${registry.name} component registry does not register, so the dashboard shows a red "Unknown component type" box.`,
-        fix: `Use a chart type whose component is registered, or register "${entry.component}" in the ${registry.name} registry.`,
+        message: `${who} of type "${type}" translates to component "${component}", which the ${registry.name} component registry does not register, so the dashboard shows a red "Unknown component type" box.`,
+        fix: `Use a chart type whose component is registered, or register "${component}" in the ${registry.name} registry.`,
         path: at('type'),
       }),
     );
@@ -61,31 +65,50 @@ export function checkWidget(
 
   const dims = def.dimensions ?? [];
   const values = def.values ?? [];
-  const problem = shapeProblem(shapeOf(registry, entry.component, entry.variant), dims.length, values.length);
-  if (problem) {
-    const declared = (names: Iterable<string>) => (dataset ? ` (dataset "${dataset.name}" has: ${[...names].join(', ') || 'none'})` : '');
-    const want = describeArity(problem.arity);
-    const part = problem.part === 'columns' ? 'dimensions and measures together' : problem.part;
-    const tooFew = problem.count < (problem.arity.min ?? 0);
-    const fix =
-      problem.part === 'dimensions'
-        ? tooFew
-          ? `Add a dimension to widget "${widget.id}"${declared(dataset?.dimensions.keys() ?? [])}, or use a metric widget.`
-          : `Keep ${want} dimension(s) in widget "${widget.id}", or use a bar or table widget.`
-        : problem.part === 'measures'
-          ? tooFew
-            ? `Add a measure to the values of widget "${widget.id}"${declared(dataset?.measures.keys() ?? [])}.`
-            : `Keep ${want} value(s) in widget "${widget.id}", or use a bar or table widget.`
-          : `Select at least one dimension or measure in widget "${widget.id}".`;
+  const counts = { dimensions: dims.length, measures: values.length };
+  const own = shapeFindings(shapeOf(registry, entry.component, entry.variant), counts);
+  const redirected = component !== entry.component;
+  const variantProp = registry.components[component]?.variantProp;
+  const drawn = redirected ? shapeFindings(shapeOf(registry, component, variantProp ? schema.props[variantProp] : undefined), counts) : [];
+  // A query drawn as another component (a chart with no dimension is a KPI tile) meets that component's rules, not the chart's.
+  const redirect = own.find((f) => f.rule.drawAs && f.rule.outcome === 'degrades');
+  const findings = (redirected && redirect ? [redirect, ...drawn] : own).sort((a, b) =>
+    a.rule.outcome === b.rule.outcome ? 0 : a.rule.outcome === 'refuses' ? -1 : 1,
+  );
+  const refusal = findings.find((f) => f.rule.outcome === 'refuses');
+  const describe = (f: ShapeFinding): string => describeFinding(f, counts);
+  const declared = (names: Iterable<string>) => (dataset ? ` (dataset "${dataset.name}" has: ${[...names].join(', ') || 'none'})` : '');
+  const pathOf = (f: ShapeFinding): string =>
+    f.part === 'dimensions'
+      ? at('dimensions')
+      : f.part === 'measures'
+        ? at('values')
+        : f.part === 'series'
+          ? at(values.length >= 2 ? 'values' : 'dimensions')
+          : at();
+  if (refusal) {
     issues.push(
       makeIssue({
         code: 'unsatisfiable_query_shape',
         ...base,
-        message: `${who} is a ${type} with ${problem.count} ${part}, but a ${type} shows ${want} ${part}: it renders as an empty widget.`,
-        fix,
-        path: problem.part === 'dimensions' ? at('dimensions') : problem.part === 'measures' ? at('values') : at(),
+        message: refusal.arity
+          ? `${who} is a ${type} with ${refusal.count} ${partName(refusal.part)}, but a ${type} shows ${describeArity(refusal.arity)} ${partName(refusal.part)}: it renders as an empty widget.`
+          : `${who} is a ${type} with ${describe(refusal)}: ${refusal.rule.does}.`,
+        fix: fixFor(refusal, widget.id, declared(refusal.part === 'dimensions' ? (dataset?.dimensions.keys() ?? []) : (dataset?.measures.keys() ?? []))),
+        path: pathOf(refusal),
       }),
     );
+  } else {
+    for (const f of findings)
+      issues.push(
+        makeIssue({
+          code: 'query_shape_degraded',
+          ...base,
+          message: `${who} is a ${type} with ${describe(f)}: ${registry.name} draws it, but ${f.rule.does}.`,
+          fix: fixFor(f, widget.id, declared(f.part === 'dimensions' ? (dataset?.dimensions.keys() ?? []) : (dataset?.measures.keys() ?? []))),
+          path: pathOf(f),
+        }),
+      );
   }
   if (entry.warnCountOnly && dims.length === 0 && values.length > 0 && dataset) {
     const measures = values.map((v) => dataset.measures.get(v));
@@ -102,4 +125,35 @@ export function checkWidget(
     }
   }
   return { schema, issues };
+}
+
+const partName = (part: ShapePart): string => (part === 'columns' ? 'dimensions and measures together' : part);
+
+/** "2 measures and 2 dimensions" — the counts a rule looked at. */
+function describeFinding(f: ShapeFinding, counts: ShapeCounts): string {
+  const n = partCounts(counts);
+  return (Object.keys(f.rule.when) as ShapePart[])
+    .map((part) => {
+      if (part === 'series') return `${n.series > 1 ? 'several series' : 'one series'} (one per measure, or one per value of a second dimension)`;
+      return n[part] === 0
+        ? `no ${part === 'columns' ? 'dimension or measure' : part.slice(0, -1)}`
+        : `${n[part]} ${n[part] === 1 ? part.slice(0, -1) : partName(part)}`;
+    })
+    .join(' and ');
+}
+
+/** The fix for a shape rule: add what is missing, or keep fewer of what there is too much of. */
+function fixFor(f: ShapeFinding, id: string, declared: string): string {
+  const range: Arity = f.rule.when[f.part] ?? {};
+  const tooFew = range.max !== undefined && (range.min ?? 0) === 0;
+  if (f.part === 'dimensions')
+    return tooFew
+      ? `Add a dimension to widget "${id}"${declared}, or make it a metric widget.`
+      : `Keep at most ${(range.min ?? 1) - 1} dimension(s) in widget "${id}", or use a table or pivot.`;
+  if (f.part === 'measures')
+    return tooFew
+      ? `Add a measure to the values of widget "${id}"${declared}.`
+      : `Keep at most ${(range.min ?? 1) - 1} value(s) in widget "${id}", or use a table or a bar chart.`;
+  if (f.part === 'series') return `Keep one measure and at most one dimension in widget "${id}", or use a bar chart.`;
+  return `Select at least one dimension or measure in widget "${id}".`;
 }

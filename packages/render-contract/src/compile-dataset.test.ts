@@ -90,7 +90,7 @@ describe('compileDataset: query shape', () => {
       compile({
         dimensions: [
           { name: 'stage', field: 'stage' },
-          { name: 'month', field: 'close_date', dateGranularity: 'month' },
+          { name: 'month', field: 'close_date', type: 'date', dateGranularity: 'month' },
         ],
         measures: [
           { name: 'n', aggregate: 'count' },
@@ -107,7 +107,7 @@ describe('compileDataset: query shape', () => {
     expect(shown(c)).toMatchInlineSnapshot(`
       {
         "params": [],
-        "sql": "select "crm_opp"."stage" as "stage", date_trunc('month', "crm_opp"."close_date") as "month", (count(*))::int as "n", (sum("crm_opp"."amount"))::float8 as "total" from "crm_opp" as "crm_opp" group by "crm_opp"."stage", date_trunc('month', "crm_opp"."close_date") order by "stage"",
+        "sql": "select "crm_opp"."stage" as "stage", date_trunc('month', "crm_opp"."close_date") as "month", (count(*))::int as "n", (coalesce(sum("crm_opp"."amount"), 0))::float8 as "total" from "crm_opp" as "crm_opp" group by "crm_opp"."stage", date_trunc('month', "crm_opp"."close_date") order by "stage"",
       }
     `);
   });
@@ -130,7 +130,7 @@ describe('compileDataset: query shape', () => {
         "params": [
           10,
         ],
-        "sql": "select (sum("crm_opp"."amount"))::float8 as "total" from "crm_opp" as "crm_opp" limit $1",
+        "sql": "select (coalesce(sum("crm_opp"."amount"), 0))::float8 as "total" from "crm_opp" as "crm_opp" limit $1",
       }
     `);
   });
@@ -192,6 +192,34 @@ describe('compileDataset: query shape', () => {
   });
 });
 
+describe('compileDataset: ObjectStack analytics semantics of a selection', () => {
+  const dataset = {
+    dimensions: [
+      { name: 'month', field: 'close_date', type: 'date', dateGranularity: 'month' },
+      { name: 'day', field: 'close_date' },
+      { name: 'stage', field: 'stage', dateGranularity: 'year' },
+    ],
+    measures: [
+      { name: 'n', aggregate: 'count' },
+      { name: 'total', aggregate: 'sum', field: 'amount' },
+    ],
+  };
+  it("buckets date-typed dimensions by the selection's granularity over their own; other dimensions group raw", () => {
+    const c = ok(compile(dataset, { dimensions: ['month', 'day', 'stage'], measures: ['n'], dateGranularity: 'week' }));
+    expect(c.sql).toContain(`date_trunc('week', "crm_opp"."close_date") as "month"`);
+    expect(c.sql).toContain(`"crm_opp"."close_date" as "day"`);
+    expect(c.sql).toContain(`"crm_opp"."stage" as "stage"`);
+  });
+  it('orders by the selected names asked for, in order; any other order key is refused', () => {
+    const c = ok(compile(dataset, { dimensions: ['stage'], measures: ['n', 'total'], order: { total: 'desc', stage: 'asc' } }));
+    expect(c.sql).toMatch(/order by "total" desc, "stage" asc$/);
+    const bad = compile(dataset, { dimensions: ['stage'], measures: ['n'], order: { total: 'desc' } });
+    expect(bad.ok ? [] : bad.issues.map((i) => i.message)).toEqual([
+      'The selection orders dataset "opp_metrics" by "total" "desc", but only a selected dimension or measure can order it, asc or desc (selected: stage, n).',
+    ]);
+  });
+});
+
 describe('compileDataset: filters', () => {
   const where = (filter: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
     const c = ok(compile({ ...extra, measures: [{ name: 'n', aggregate: 'count' }], dimensions: [] }, { filter }));
@@ -238,44 +266,54 @@ describe('compileDataset: filters', () => {
     `);
   });
 
-  it('$contains/$startsWith/$endsWith escape LIKE metacharacters in the parameter; $like passes a raw pattern', () => {
-    expect(where({ name: { $contains: '50%_off\\', $startsWith: 'a', $endsWith: 'z', $notContains: 'q' }, stage: { $like: 'w%' } })).toMatchInlineSnapshot(`
+  it('$contains/$startsWith/$endsWith are case-exact LIKE with the metacharacters escaped; $icontains folds ASCII case on both sides', () => {
+    expect(
+      where({ name: { $contains: '50%_off\\', $startsWith: 'a', $endsWith: 'z', $notContains: 'q' }, stage: { $icontains: 'WoN_É' } }),
+    ).toMatchInlineSnapshot(`
       {
         "params": [
           "%50\\%\\_off\\\\%",
           "a%",
           "%z",
           "%q%",
-          "w%",
+          "%won\\_É%",
         ],
-        "where": "(("crm_opp"."name"::text ilike $1 and "crm_opp"."name"::text ilike $2 and "crm_opp"."name"::text ilike $3 and not coalesce("crm_opp"."name"::text ilike $4, false)) and "crm_opp"."stage"::text like $5)",
+        "where": "(("crm_opp"."name"::text like $1 and "crm_opp"."name"::text like $2 and "crm_opp"."name"::text like $3 and not coalesce("crm_opp"."name"::text like $4, false)) and translate("crm_opp"."stage"::text, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') like $5)",
       }
     `);
   });
 
-  it('$exists / $null, $not on a field, $and/$or/$nor/$not at the top', () => {
+  it('$exists / $null, $and/$or/$not at the top (a NULL row is in the complement of a negation)', () => {
     expect(
       where({
         amount: { $exists: true },
         close_date: { $null: true },
-        name: { $not: { $contains: 'x' } },
         $or: [{ stage: 'won' }, { $and: [{ stage: 'lost' }, { amount: { $gt: 5 } }] }],
-        $nor: [{ stage: 'open' }],
         $not: { name: 'z' },
       }),
     ).toMatchInlineSnapshot(`
       {
         "params": [
-          "%x%",
           "won",
           "lost",
           5,
-          "open",
           "z",
         ],
-        "where": "("crm_opp"."amount" is not null and "crm_opp"."close_date" is null and not coalesce("crm_opp"."name"::text ilike $1, false) and ("crm_opp"."stage" = $2 or ("crm_opp"."stage" = $3 and "crm_opp"."amount" > $4)) and not coalesce("crm_opp"."stage" = $5, false) and not coalesce("crm_opp"."name" = $6, false))",
+        "where": "("crm_opp"."amount" is not null and "crm_opp"."close_date" is null and ("crm_opp"."stage" = $1 or ("crm_opp"."stage" = $2 and "crm_opp"."amount" > $3)) and not coalesce("crm_opp"."name" = $4, false))",
       }
     `);
+  });
+
+  it("operators outside ObjectStack's analytics vocabulary are refused, with the spelling that works", () => {
+    const problems = (filter: Record<string, unknown>) => {
+      const r = compile({ measures: [{ name: 'n', aggregate: 'count' }], dimensions: [] }, { filter });
+      return r.ok ? [] : r.issues.map((i) => [i.message.replace(/^.* (uses|negates)/, '$1'), i.suggestions ?? []]);
+    };
+    expect(problems({ $nor: [{ stage: 'open' }] })).toEqual([
+      ['uses "$nor", which ObjectStack\'s filter language does not have (logical operators: $and, $or, $not).', ['$not', '$or']],
+    ]);
+    expect(problems({ name: { $not: { $contains: 'x' } } })[0]?.[0]).toMatch(/^negates a field operator/);
+    expect(problems({ name: { $like: 'w%' }, stage: { $ilike: 'W%' } }).map((p) => p[1])).toEqual([['$contains', '$startsWith', '$endsWith'], ['$icontains']]);
   });
 
   it('multiple lookups compare as arrays (an undefined key, from a JS caller, is absent)', () => {
@@ -383,7 +421,7 @@ describe('compileDataset: filters', () => {
 
   it('values are always parameters, never SQL text', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 40 }), fc.constantFrom('$eq', '$ne', '$gt', '$contains', '$startsWith', '$like'), (value, op) => {
+      fc.property(fc.string({ maxLength: 40 }), fc.constantFrom('$eq', '$ne', '$gt', '$contains', '$startsWith', '$icontains'), (value, op) => {
         fc.pre(!/^\$?\{[A-Za-z0-9_]+\}$/.test(value));
         const c = ok(compile({ measures: [{ name: 'n', aggregate: 'count' }], dimensions: [] }, { filter: { name: { [op]: value } } }));
         expect(c.params.length).toBe(1);
@@ -526,9 +564,9 @@ const errors: readonly ErrorCase[] = [
     issues: [{ path: '/measures/0', message: /neither an aggregate nor a derived/ }],
   },
   {
-    name: 'dateGranularity on a select',
-    dataset: { dimensions: [{ name: 's', field: 'stage', dateGranularity: 'month' }] },
-    issues: [{ path: '/dimensions/0/dateGranularity', message: /buckets field "stage" by month, but it is a select field/ }],
+    name: 'a date dimension on a select',
+    dataset: { dimensions: [{ name: 's', field: 'stage', type: 'date', dateGranularity: 'month' }] },
+    issues: [{ path: '/dimensions/0/type', message: /is typed "date" and bucketed by month, but field "stage" is a select field/ }],
   },
   {
     name: 'a name that is not a SQL alias',

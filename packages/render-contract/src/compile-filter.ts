@@ -26,9 +26,32 @@ export const MAX_IN_LIST = 1000;
 
 const COMPARISONS = { $eq: '=', $ne: '<>', $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
 type Comparison = keyof typeof COMPARISONS;
-const PATTERNS = { $contains: ['%', '%'], $notContains: ['%', '%'], $startsWith: ['', '%'], $endsWith: ['%', ''] } as const;
-const FIELD_OPERATORS = [...Object.keys(COMPARISONS), '$in', '$nin', '$between', ...Object.keys(PATTERNS), '$like', '$ilike', '$null', '$exists', '$not'];
-const LOGICAL = ['$and', '$or', '$nor', '$not'];
+/** Substring operators: LIKE wrappers around the (escaped) comparand. Case-exact, except `$icontains` (ASCII case only). */
+const PATTERNS = { $contains: ['%', '%'], $notContains: ['%', '%'], $startsWith: ['', '%'], $endsWith: ['%', ''], $icontains: ['%', '%'] } as const;
+/**
+ * The field operators ObjectStack's analytics accepts: exactly its FILTER_OPERATORS
+ * (packages/spec/src/data/filter.zod.ts). `$like`/`$ilike` are staged out of that list and refused
+ * by service-analytics, and there is no field-level `$not`.
+ */
+const FIELD_OPERATORS = [
+  ...Object.keys(COMPARISONS),
+  '$in',
+  '$nin',
+  '$between',
+  '$contains',
+  '$notContains',
+  '$startsWith',
+  '$endsWith',
+  '$icontains',
+  '$null',
+  '$exists',
+];
+/** Its LOGICAL_OPERATORS: there is no `$nor`. */
+const LOGICAL = ['$and', '$or', '$not'];
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const ASCII_LOWER = 'abcdefghijklmnopqrstuvwxyz';
+/** Folds ASCII letters only (the `$icontains` domain: "café" does not match "CAFÉ"). */
+const foldAscii = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 const TEMPORAL = new Set(['date', 'datetime']);
 /** Types whose column type is not known here; comparisons are left to the database. */
 const OPAQUE = new Set(['formula', 'summary']);
@@ -55,7 +78,9 @@ interface Operand {
 
 /**
  * Compiles a Mongo-style FilterCondition (`{status: {$ne: 'done'}, due: {$lt: '{today}'}}`,
- * `$and/$or/$nor/$not`, a bare value meaning equals) to a SQL condition. Values become parameters;
+ * `$and/$or/$not`, a bare value meaning equals) to a SQL condition, with ObjectStack's operator
+ * vocabulary and semantics (case-exact substring operators, `$icontains` folding ASCII case,
+ * null-safe negation). Values become parameters;
  * date placeholders become expressions on the database's clock. Every problem is reported to
  * `ctx` with its pointer; the result is undefined when the filter is empty.
  */
@@ -83,13 +108,20 @@ function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], de
     // Only a JS caller can pass undefined; JSON has no such value, so the key is treated as absent.
     if (value === undefined) continue;
     const here = [...at, key];
-    if (key === '$and' || key === '$or' || key === '$nor') {
+    if (key === '$and' || key === '$or') {
       if (!Array.isArray(value)) {
         ctx.error(here, `${key} takes an array of conditions, not ${show(value)}`, `Write ${key} as [{…}, {…}].`);
         continue;
       }
       const subs = value.map((v, i) => condition(v, ctx, [...here, i], depth + 1));
-      parts.push(key === '$and' ? and(subs) : key === '$or' ? or(subs) : not(or(subs)));
+      parts.push(key === '$and' ? and(subs) : or(subs));
+    } else if (key === '$nor') {
+      ctx.error(
+        here,
+        'uses "$nor", which ObjectStack\'s filter language does not have (logical operators: $and, $or, $not)',
+        'Write {"$not": {"$or": [{…}, {…}]}}.',
+        ['$not', '$or'],
+      );
     } else if (key === '$not') {
       parts.push(not(condition(value, ctx, here, depth + 1)));
     } else if (key.startsWith('$')) {
@@ -126,16 +158,28 @@ function fieldCondition(col: ColumnRef, value: unknown, ctx: FilterContext, at: 
     } else if (op === '$between') {
       if (!Array.isArray(arg) || arg.length !== 2) ctx.error(here, `$between takes [min, max], not ${show(arg)}`, 'Write $between as [min, max].');
       else parts.push(and([compare(col, '$gte', arg[0], ctx, [...here, 0]), compare(col, '$lte', arg[1], ctx, [...here, 1])]));
-    } else if (Object.hasOwn(PATTERNS, op) || op === '$like' || op === '$ilike') parts.push(pattern(col, op, arg, ctx, here));
+    } else if (Object.hasOwn(PATTERNS, op)) parts.push(pattern(col, op as keyof typeof PATTERNS, arg, ctx, here));
     else if (op === '$null' || op === '$exists') {
       if (typeof arg !== 'boolean') ctx.error(here, `${op} takes true or false, not ${show(arg)}`, `Write {"${op}": true} or {"${op}": false}.`);
       // $exists asks whether the field holds a value (ObjectStack: the same question as {$ne: null}).
       else parts.push((op === '$null') === arg ? sql<SqlBool>`${col.sql} is null` : sql<SqlBool>`${col.sql} is not null`);
-    } else if (op === '$not') parts.push(not(fieldCondition(col, arg, ctx, here, depth + 1)));
+    } else if (op === '$not')
+      ctx.error(
+        here,
+        "negates a field operator, which ObjectStack's filter language cannot: $not is a logical operator over whole conditions",
+        `Write {"$not": {"${String(at[at.length - 1])}": …}} at the condition level.`,
+      );
+    else if (op === '$like' || op === '$ilike')
+      ctx.error(
+        here,
+        `uses "${op}", which ObjectStack's analytics refuses (it is staged out of FILTER_OPERATORS; only some drivers answer it)`,
+        op === '$like' ? 'Use $contains, $startsWith or $endsWith.' : 'Use $icontains.',
+        op === '$like' ? ['$contains', '$startsWith', '$endsWith'] : ['$icontains'],
+      );
     else if (op.startsWith('$'))
       ctx.error(
         here,
-        `uses operator "${op}", which the dataset compiler does not support`,
+        `uses operator "${op}", which ObjectStack's filter language does not have`,
         `Use one of ${FIELD_OPERATORS.join(', ')}.`,
         didYouMean(op, FIELD_OPERATORS),
       );
@@ -249,7 +293,7 @@ function inList(col: ColumnRef, values: readonly unknown[], negate: boolean, ctx
   return hasNull ? and([outside, sql<SqlBool>`${col.sql} is not null`]) : outside;
 }
 
-function pattern(col: ColumnRef, op: string, arg: unknown, ctx: FilterContext, at: readonly Segment[]): RawBuilder<SqlBool> {
+function pattern(col: ColumnRef, op: keyof typeof PATTERNS, arg: unknown, ctx: FilterContext, at: readonly Segment[]): RawBuilder<SqlBool> {
   if (typeof arg !== 'string') {
     ctx.error(at, `${op} takes a string, not ${show(arg)}`, `Write {"${op}": "text"}.`);
     return TRUE;
@@ -260,11 +304,12 @@ function pattern(col: ColumnRef, op: string, arg: unknown, ctx: FilterContext, a
     ctx.error(at, `uses ${op} on a multiple-value field`, 'Use $contains, $in or $nin on a multiple-value field.');
     return TRUE;
   }
-  if (op === '$like') return sql<SqlBool>`${col.sql}::text like ${arg}`;
-  if (op === '$ilike') return sql<SqlBool>`${col.sql}::text ilike ${arg}`;
-  const [pre, post] = PATTERNS[op as keyof typeof PATTERNS];
-  // The text is a parameter; only LIKE's own metacharacters need escaping (backslash is Postgres' default escape).
-  const text = `${pre}${arg.replace(/[\\%_]/g, (c) => `\\${c}`)}${post}`;
-  const match = sql<SqlBool>`${col.sql}::text ilike ${text}`;
+  const [pre, post] = PATTERNS[op];
+  // The comparand is literal: only LIKE's own metacharacters need escaping (backslash is Postgres' default escape).
+  const literal = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+  // ObjectStack (#5701): the substring operators compare case-exactly; $icontains folds ASCII case only, on both sides.
+  if (op === '$icontains')
+    return sql<SqlBool>`translate(${col.sql}::text, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)}) like ${`${pre}${literal(foldAscii(arg))}${post}`}`;
+  const match = sql<SqlBool>`${col.sql}::text like ${`${pre}${literal(arg)}${post}`}`;
   return op === '$notContains' ? not(match) : match;
 }

@@ -4,7 +4,7 @@ export interface Arity {
   readonly max?: number;
 }
 
-/** What query shape a component (or one variant of it) can show. */
+/** What a component (or one variant of it) can show, as counts; outside them it renders an empty widget. */
 export interface QueryShape {
   readonly dimensions?: Arity;
   readonly measures?: Arity;
@@ -12,21 +12,65 @@ export interface QueryShape {
   readonly columns?: Arity;
 }
 
+/**
+ * What a user sees of a view or widget, as bvl names a renderer's behaviour: it `renders` as
+ * authored, `degrades` (draws something usable but less or other than authored), `refuses` (draws a
+ * refusal or an empty widget in its place), or shows the `red-box` ("Unknown component type").
+ */
+export type Outcome = 'renders' | 'degrades' | 'refuses' | 'red-box';
+
+/** The counts a shape rule can test: `series` is what a chart draws (one per measure, or per value of a second dimension). */
+export const SHAPE_PARTS = ['dimensions', 'measures', 'columns', 'series'] as const;
+export type ShapePart = (typeof SHAPE_PARTS)[number];
+
+/**
+ * One behaviour of a renderer for a widget's query shape: when every count in `when` is in its
+ * range, the renderer `refuses` or `degrades`, and `does` says what the user then sees.
+ */
+export interface ShapeRule {
+  readonly when: Readonly<Partial<Record<ShapePart, Arity>>>;
+  readonly outcome: 'refuses' | 'degrades';
+  /** What the renderer does, for messages ("the tile shows the first measure only"). */
+  readonly does: string;
+  /** The renderer source file that decides it. */
+  readonly source?: string;
+  /** The component the renderer draws instead (a chart with no dimension becomes a KPI tile). */
+  readonly drawAs?: { readonly component: string; readonly variant?: string };
+}
+
+/** The shape of one component or variant: legacy counts (anything outside them refuses) and/or rules. */
+export interface VariantShape extends QueryShape {
+  readonly rules?: readonly ShapeRule[];
+}
+
 /** The reference renderer's templates; a registry names one per component it wants drawn. */
 export const TEMPLATES = ['grid', 'kanban', 'calendar', 'gallery', 'timeline', 'gantt', 'map', 'list-chart', 'form', 'chart', 'metric', 'table'] as const;
 export type Template = (typeof TEMPLATES)[number];
+
+/** What a component does when its bindings are not all there. */
+export interface MissingBinding {
+  readonly outcome: 'refuses';
+  readonly does: string;
+  readonly source?: string;
+}
 
 /** One registered component type. */
 export interface ComponentEntry {
   /** How the reference renderer draws it; a registered component without one renders as a generic region. */
   readonly template?: Template;
-  /** Props without which the component can only draw an empty widget (the renderer would fall back to literal names). */
+  /** Props without which the component can only draw an empty widget (all of them are needed). */
   readonly requiredProps?: readonly string[];
+  /** Alternative sets of props, any one of which (all of its props) lets the component draw. */
+  readonly requires?: ReadonlyArray<readonly string[]>;
+  /** What the component does when neither `requiredProps` nor any `requires` set is bound. */
+  readonly missing?: MissingBinding;
   /** Shape of query the component can show (widgets). */
-  readonly shape?: QueryShape;
+  readonly shape?: VariantShape;
   /** The prop that selects a variant (e.g. chartType), and each variant's shape. */
   readonly variantProp?: string;
-  readonly variants?: Readonly<Record<string, QueryShape>>;
+  readonly variants?: Readonly<Record<string, VariantShape>>;
+  /** Why the component is in the registry when it is not a registered type of the renderer (e.g. drawn inside a widget). */
+  readonly note?: string;
 }
 
 /** How one value of a view block becomes a component prop: a field, a list of fields, or a plain value. */
@@ -37,6 +81,10 @@ export interface BindSpec {
   readonly fallback?: string;
   /** Field types that can fill this binding (used to suggest a field when it is missing). */
   readonly fieldTypes?: readonly string[];
+  /** Other view blocks the renderer reads the value from, in order, when the type's own block lacks it. */
+  readonly alsoFrom?: ReadonlyArray<{ readonly block: string; readonly from: string }>;
+  /** How the renderer picks a field itself when none is bound (`status-field`: the object's stageField, else a status/stage/state/phase field). */
+  readonly infer?: 'status-field';
 }
 
 /** One view type's translation. */
@@ -45,8 +93,10 @@ export interface ViewTypeEntry {
   /** The view config key holding the type's block (kanban, calendar, …). */
   readonly block?: string;
   readonly bind?: Readonly<Record<string, BindSpec>>;
-  /** Why this mapping was chosen, when it is not objectui's own. */
+  /** Why this mapping was chosen, when it is not the renderer's own. */
   readonly note?: string;
+  /** The renderer source file that decides this translation. */
+  readonly source?: string;
 }
 
 /** One widget chart type's translation. */
@@ -55,18 +105,35 @@ export interface WidgetTypeEntry {
   readonly variant?: string;
   /** Warn when the widget selects only count measures and no dimension (defect class #8). */
   readonly warnCountOnly?: boolean;
+  readonly source?: string;
 }
 
-/** A renderer's component registry, as data (registry/objectui.json is objectui's). */
+/**
+ * What a renderer does with a view or widget type it has no translation for: the red box, or a
+ * fallback type it draws instead (a grid, a bar chart).
+ */
+export type UnknownType =
+  | { readonly outcome: 'red-box'; readonly source?: string }
+  | { readonly outcome: 'degrades'; readonly as: string; readonly does: string; readonly source?: string };
+
+/** A family of types (list views, form views, widgets): its default, its types, and what an unknown type gets. */
+export interface TypeFamily<E> {
+  readonly default: string;
+  readonly types: Readonly<Record<string, E>>;
+  /** Absent: the red box. */
+  readonly unknown?: UnknownType;
+}
+
+/** A renderer's component registry, as data: one file per renderer release (registry/*.json). */
 export interface ComponentRegistry {
   readonly name: string;
   readonly source?: string;
   readonly components: Readonly<Record<string, ComponentEntry>>;
   readonly views: {
-    readonly list: { readonly default: string; readonly types: Readonly<Record<string, ViewTypeEntry>> };
-    readonly form: { readonly default: string; readonly types: Readonly<Record<string, ViewTypeEntry>> };
+    readonly list: TypeFamily<ViewTypeEntry>;
+    readonly form: TypeFamily<ViewTypeEntry>;
   };
-  readonly widgets: { readonly default: string; readonly types: Readonly<Record<string, WidgetTypeEntry>> };
+  readonly widgets: TypeFamily<WidgetTypeEntry>;
 }
 
 /** A registry file that does not have the registry shape: a configuration bug, not bad metadata. */
@@ -74,74 +141,8 @@ export class RegistryError extends Error {
   override readonly name = 'RegistryError';
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Checks a parsed registry file and returns it typed. Throws {@link RegistryError} naming the first
- * bad key: a broken registry must stop the tool, not silently pass every view.
- */
-export function parseRegistry(raw: unknown): ComponentRegistry {
-  const fail = (where: string, what: string): never => {
-    throw new RegistryError(`component registry: ${where} ${what}`);
-  };
-  if (!isRecord(raw)) return fail('(root)', 'is not an object');
-  if (typeof raw.name !== 'string') fail('name', 'must be a string');
-  if (!isRecord(raw.components)) fail('components', 'must be an object');
-  const components = raw.components as Record<string, unknown>;
-  const checkArity = (where: string, a: unknown): void => {
-    if (a === undefined) return;
-    if (!isRecord(a)) fail(where, 'must be {min?, max?}');
-    const r = a as Record<string, unknown>;
-    for (const k of ['min', 'max'])
-      if (r[k] !== undefined && !(Number.isInteger(r[k]) && (r[k] as number) >= 0)) fail(`${where}.${k}`, 'must be a non-negative integer');
-  };
-  const checkShape = (where: string, s: unknown): void => {
-    if (s === undefined) return;
-    if (!isRecord(s)) fail(where, 'must be an object');
-    for (const k of ['dimensions', 'measures', 'columns']) checkArity(`${where}.${k}`, (s as Record<string, unknown>)[k]);
-  };
-  for (const [type, entry] of Object.entries(components)) {
-    if (!isRecord(entry)) fail(`components.${type}`, 'must be an object');
-    const e = entry as Record<string, unknown>;
-    if (e.template !== undefined && !(TEMPLATES as readonly unknown[]).includes(e.template))
-      fail(`components.${type}.template`, `must be one of ${TEMPLATES.join(', ')}`);
-    if (e.requiredProps !== undefined && !(Array.isArray(e.requiredProps) && e.requiredProps.every((p) => typeof p === 'string')))
-      fail(`components.${type}.requiredProps`, 'must be a string array');
-    checkShape(`components.${type}.shape`, e.shape);
-    if (e.variants !== undefined) {
-      if (!isRecord(e.variants) || typeof e.variantProp !== 'string') fail(`components.${type}.variants`, 'needs an object of shapes and a string variantProp');
-      for (const [v, s] of Object.entries(e.variants as Record<string, unknown>)) checkShape(`components.${type}.variants.${v}`, s);
-    }
-  }
-  const checkTypes = (where: string, family: unknown, extra: (w: string, e: Record<string, unknown>) => void): void => {
-    if (!isRecord(family) || typeof family.default !== 'string' || !isRecord(family.types)) return fail(where, 'must be {default: string, types: {…}}');
-    if (!Object.hasOwn(family.types, family.default)) fail(`${where}.default`, `"${family.default}" is not one of its types`);
-    for (const [t, entry] of Object.entries(family.types)) {
-      if (!isRecord(entry) || typeof entry.component !== 'string') fail(`${where}.types.${t}`, 'must have a string component');
-      extra(`${where}.types.${t}`, entry as Record<string, unknown>);
-    }
-  };
-  if (!isRecord(raw.views)) fail('views', 'must be an object');
-  const views = raw.views as Record<string, unknown>;
-  const viewExtra = (w: string, e: Record<string, unknown>): void => {
-    if (e.block !== undefined && typeof e.block !== 'string') fail(`${w}.block`, 'must be a string');
-    if (e.bind === undefined) return;
-    if (!isRecord(e.bind) || e.block === undefined) fail(`${w}.bind`, 'must be an object, and needs a block');
-    for (const [p, b] of Object.entries(e.bind as Record<string, unknown>)) {
-      if (!isRecord(b) || typeof b.from !== 'string' || !['field', 'fields', 'value'].includes(b.kind as string))
-        fail(`${w}.bind.${p}`, 'must be {from: string, kind: field|fields|value}');
-    }
-  };
-  checkTypes('views.list', views.list, viewExtra);
-  checkTypes('views.form', views.form, viewExtra);
-  checkTypes('widgets', raw.widgets, (w, e) => {
-    if (e.variant !== undefined && typeof e.variant !== 'string') fail(`${w}.variant`, 'must be a string');
-  });
-  return raw as unknown as ComponentRegistry;
-}
-
 /** The shape a component (and variant) can show, if the registry declares one. */
-export function shapeOf(registry: ComponentRegistry, component: string, variant: unknown): QueryShape | undefined {
+export function shapeOf(registry: ComponentRegistry, component: string, variant: unknown): VariantShape | undefined {
   const entry = Object.hasOwn(registry.components, component) ? registry.components[component] : undefined;
   if (!entry) return undefined;
   if (entry.variants && typeof variant === 'string' && Object.hasOwn(entry.variants, variant)) return entry.variants[variant];
@@ -151,4 +152,29 @@ export function shapeOf(registry: ComponentRegistry, component: string, variant:
 /** Whether `type` is a registered component type (own keys only: `constructor` is not a component). */
 export function isRegistered(registry: ComponentRegistry, type: string | undefined): type is string {
   return type !== undefined && Object.hasOwn(registry.components, type);
+}
+
+/** The sets of props any one of which lets a component draw (`requiredProps` is one set). */
+export function bindingSets(entry: ComponentEntry | undefined): ReadonlyArray<readonly string[]> {
+  if (!entry) return [];
+  const sets = [...(entry.requires ?? [])];
+  if (entry.requiredProps?.length) sets.push(entry.requiredProps);
+  return sets;
+}
+
+/** The binding set a component lacks the most of, or undefined when one set is fully bound (or none is required). */
+export function missingBindings(entry: ComponentEntry | undefined, bound: (prop: string) => boolean): readonly string[] | undefined {
+  const sets = bindingSets(entry);
+  if (sets.length === 0 || sets.some((set) => set.every(bound))) return undefined;
+  // Report the set closest to complete (the first of equals): its missing props are the fix.
+  let best: string[] = [];
+  let bestMissing = Number.POSITIVE_INFINITY;
+  for (const set of sets) {
+    const missing = set.filter((p) => !bound(p));
+    if (missing.length < bestMissing) {
+      best = missing;
+      bestMissing = missing.length;
+    }
+  }
+  return best;
 }

@@ -10,6 +10,7 @@ export {
   compileDataset,
   type DatasetPlan,
   type DatasetSelection,
+  type DateGranularity,
   MAX_DERIVED_DEPTH,
   MAX_DERIVED_TERMS,
   MAX_INCLUDE_HOPS,
@@ -21,27 +22,43 @@ export { type ColumnRef, compileFilter, type FilterContext, MAX_FILTER_DEPTH, MA
 export {
   type Arity,
   type BindSpec,
+  bindingSets,
   type ComponentEntry,
   type ComponentRegistry,
   isRegistered,
-  parseRegistry,
+  type MissingBinding,
+  missingBindings,
+  type Outcome,
   type QueryShape,
   RegistryError,
+  SHAPE_PARTS,
+  type ShapePart,
+  type ShapeRule,
   shapeOf,
   TEMPLATES,
   type Template,
+  type TypeFamily,
+  type UnknownType,
+  type VariantShape,
   type ViewTypeEntry,
   type WidgetTypeEntry,
 } from './component-registry.ts';
 export type { ComponentSchema, ResolvedField } from './component-schema.ts';
+export { DatasetPlanner, type Mention, type PlanContext } from './dataset-planner.ts';
 export { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, MAX_MACRO_COUNT, type MacroKind, placeholderName, type ResolvedMacro } from './date-macro-sql.ts';
-export { DEFAULT_REGISTRY } from './default-registry.ts';
+export { emitSql, type Join, type QueryParts, type Select } from './emit-sql.ts';
 export { escapeHtml } from './escape-html.ts';
-export { EMPTY_WIDGET_CODES, expectedOutcome, RED_BOX_CODES } from './expected-outcome.ts';
+export { DEGRADED_CODES, EMPTY_WIDGET_CODES, expectedOutcome, RED_BOX_CODES } from './expected-outcome.ts';
+export { parseRegistry } from './parse-registry.ts';
 export { type AnyDatabase, isSqlIdentifier, MAX_IDENTIFIER_LENGTH, PG_COMPILER } from './pg-compiler.ts';
+export { planDimension } from './plan-dimension.ts';
+export { type JoinedObject, PlanJoins } from './plan-joins.ts';
+export { type PlannedMeasure, planMeasure } from './plan-measure.ts';
 export { type RenderData, type RenderOptions, renderErrorBox, renderToHtml } from './render-to-html.ts';
+export { DEFAULT_REGISTRY, DEFAULT_RENDERER, RENDERER_PROFILES, rendererProfile } from './renderer-profiles.ts';
 export { resolveFieldOf } from './resolve-field-of.ts';
-export { describeArity, type ShapeProblem, shapeProblem } from './shape-problem.ts';
+export { describeArity, partCounts, type ShapeCounts, type ShapeFinding, shapeFindings } from './shape-findings.ts';
 export { type DomSweep, sweepDom } from './sweep-dom.ts';
-export { translateView, viewBody, viewTypeOf } from './translate-view.ts';
-export { translateWidget, widgetTypeOf } from './translate-widget.ts';
+export { detectStatusField, translateView, type ViewType, viewBody, viewTypeOf } from './translate-view.ts';
+export { translateWidget, type WidgetType, widgetTypeOf } from './translate-widget.ts';
+export { widgetQueryOptions } from './widget-query-options.ts';

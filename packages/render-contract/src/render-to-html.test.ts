@@ -8,7 +8,10 @@ import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
 import { TEMPLATES } from './component-registry.ts';
 import type { ComponentSchema } from './component-schema.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
+import { DEFAULT_REGISTRY, RENDERER_PROFILES } from './renderer-profiles.ts';
+
+const FEB = RENDERER_PROFILES['objectui-2026-02']!;
+
 import { renderErrorBox, renderToHtml } from './render-to-html.ts';
 import { sweepDom } from './sweep-dom.ts';
 
@@ -92,14 +95,35 @@ describe('renderToHtml', () => {
   });
 
   it('a component missing a required binding draws an empty widget, not a red box', () => {
-    const html = renderToHtml({ id: 'v', type: 'object-kanban', props: { label: 'Board', columns: [] } });
-    expect(sweepDom(html)).toMatchObject({ errorBoxes: 0, emptyWidgets: 1 });
-    expect(html).toContain('no groupField is bound');
+    const feb = renderToHtml({ id: 'v', type: 'object-kanban', props: { label: 'Board', columns: [] } }, undefined, { registry: FEB });
+    expect(sweepDom(feb)).toMatchObject({ errorBoxes: 0, emptyWidgets: 1 });
+    expect(feb).toContain('no groupField is bound');
+    // The newest profile names what its component does instead.
+    const newest = renderToHtml({ id: 'v', type: 'object-map', props: { label: 'Sites', columns: [], latitudeField: { name: 'lat' } } });
+    expect(sweepDom(newest)).toMatchObject({ errorBoxes: 0, emptyWidgets: 1 });
+    expect(newest).toContain('Map configuration required');
   });
 
-  it('a widget whose query shape its component cannot show draws an empty widget', () => {
+  it('a widget whose query shape its component refuses draws an empty widget', () => {
     const pie = { id: 'd.w', type: 'chart', props: { title: 'Split', chartType: 'pie', dimensions: [], measures: [{ name: 'n', label: 'n' }] } };
-    expect(sweepDom(renderToHtml(pie))).toMatchObject({ errorBoxes: 0, emptyWidgets: 1 });
+    expect(sweepDom(renderToHtml(pie, undefined, { registry: FEB }))).toMatchObject({ errorBoxes: 0, emptyWidgets: 1 });
+    const measures = [
+      { name: 'a', label: 'a' },
+      { name: 'b', label: 'b' },
+    ];
+    const scatter = { id: 'd.s', type: 'chart', props: { title: 'Spread', chartType: 'scatter', dimensions: [{ name: 'x', label: 'x' }], measures } };
+    expect(sweepDom(renderToHtml(scatter))).toMatchObject({ errorBoxes: 0, emptyWidgets: 1, degraded: 0 });
+  });
+
+  it('a widget drawn with less than was asked carries a visible note, and still renders', () => {
+    const measures = [
+      { name: 'a', label: 'a' },
+      { name: 'b', label: 'b' },
+    ];
+    const pie = { id: 'd.p', type: 'chart', props: { title: 'Split', chartType: 'pie', dimensions: [{ name: 'x', label: 'x' }], measures } };
+    const html = renderToHtml(pie, { rows: sampleRows(pie, 2) });
+    expect(sweepDom(html)).toMatchObject({ errorBoxes: 0, emptyWidgets: 0, degraded: 1, components: 1, a11yViolations: 0 });
+    expect(html).toContain('the chart draws one series');
   });
 
   it('a registry is data: another registry changes what renders', () => {

@@ -1,8 +1,8 @@
-import { type ComponentRegistry, isRegistered, shapeOf, type Template } from './component-registry.ts';
+import { type ComponentRegistry, isRegistered, missingBindings, shapeOf, type Template } from './component-registry.ts';
 import type { ComponentSchema, ResolvedField } from './component-schema.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
 import { escapeHtml as e } from './escape-html.ts';
-import { describeArity, shapeProblem } from './shape-problem.ts';
+import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
+import { describeArity, shapeFindings } from './shape-findings.ts';
 
 /** Rows to draw (records for views, query rows for widgets); without them components draw their empty state. */
 export interface RenderData {
@@ -22,8 +22,10 @@ export function renderErrorBox(type: string | undefined): string {
 /**
  * The reference renderer: semantic, accessible HTML for every registered component it has a
  * template for, escaped everywhere. An unknown or missing type draws the red error box; a
- * component missing a required binding prop, or given a query shape it cannot show, draws an
- * empty widget (`bvl-empty-widget`) — what a real renderer's silent fallback amounts to.
+ * component missing a required binding prop, or given a query shape it refuses, draws an empty
+ * widget (`bvl-empty-widget`) — what a real renderer's refusal or silent fallback amounts to; one
+ * drawn in place of what was authored (another type, a picked field, part of the query) carries a
+ * visible note (`bvl-degraded`).
  */
 export function renderToHtml(schema: ComponentSchema, data?: RenderData, options: RenderOptions = {}): string {
   const registry = options.registry ?? DEFAULT_REGISTRY;
@@ -33,18 +35,28 @@ export function renderToHtml(schema: ComponentSchema, data?: RenderData, options
   const props = schema.props;
   const label = text(props.label ?? props.title ?? schema.id);
   const attrs = `data-bvl-component="${e(type)}" data-bvl-id="${e(schema.id)}"`;
-  const missing = (entry.requiredProps ?? []).filter((p) => props[p] === undefined);
-  if (missing.length > 0) {
-    return `<div class="bvl-empty-widget" role="status" ${attrs}>${e(label)}: nothing to show, no ${e(missing.join(', '))} is bound.</div>`;
+  const missing = missingBindings(entry, (p) => props[p] !== undefined);
+  if (missing) {
+    const why = entry.missing ? entry.missing.does : `no ${missing.join(', ')} is bound`;
+    return `<div class="bvl-empty-widget" role="status" ${attrs}>${e(label)}: nothing to show, ${e(why)}.</div>`;
   }
   const variant = entry.variantProp ? props[entry.variantProp] : undefined;
-  const problem = shapeProblem(shapeOf(registry, type, variant), arrayOf(props.dimensions).length, arrayOf(props.measures).length);
-  if (problem) {
-    return `<div class="bvl-empty-widget" role="status" ${attrs}>${e(label)}: nothing to show, a ${e(String(variant ?? type))} needs ${e(describeArity(problem.arity))} ${e(problem.part)}.</div>`;
+  const findings = shapeFindings(shapeOf(registry, type, variant), { dimensions: arrayOf(props.dimensions).length, measures: arrayOf(props.measures).length });
+  const refusal = findings.find((f) => f.rule.outcome === 'refuses');
+  if (refusal) {
+    const why = refusal.arity ? `a ${String(variant ?? type)} needs ${describeArity(refusal.arity)} ${refusal.part}` : refusal.rule.does;
+    return `<div class="bvl-empty-widget" role="status" ${attrs}>${e(label)}: nothing to show, ${e(why)}.</div>`;
   }
-  if (!entry.template) return `<section class="bvl-component" ${attrs} aria-label="${e(label)}"></section>`;
+  // What the user sees instead of what was authored, said where they see it.
+  const notes = [
+    ...(isRecord(props.substitutedFor) ? [text(props.substitutedFor.does)] : []),
+    ...(isRecord(props.inferred) ? Object.entries(props.inferred).map(([prop, field]) => `${prop} is the field "${text(field)}" the renderer picked`) : []),
+    ...findings.filter((f) => !f.rule.drawAs).map((f) => f.rule.does),
+  ];
+  const degraded = notes.map((n) => `<p class="bvl-degraded" role="note">${e(n)}</p>`).join('');
+  if (!entry.template) return `<section class="bvl-component" ${attrs} aria-label="${e(label)}">${degraded}</section>`;
   const body = TEMPLATES[entry.template]({ props, rows: data?.rows, id: schema.id, label });
-  return `<section class="bvl-component bvl-${entry.template}" ${attrs} aria-label="${e(label)}">${body}</section>`;
+  return `<section class="bvl-component bvl-${entry.template}" ${attrs} aria-label="${e(label)}">${degraded}${body}</section>`;
 }
 
 interface TemplateInput {
@@ -61,7 +73,8 @@ const TEMPLATES = {
     return `<table${tree ? ` data-bvl-tree-parent="${e(tree.name)}"` : ''}><caption>${e(label)}</caption>${fieldTable(columns, rows)}</table>`;
   },
   kanban: ({ props, rows, label }) => {
-    const group = field(props.groupField) as ResolvedField;
+    // objectui names the lane prop groupField (2026-02) or groupBy (2026-09).
+    const group = (field(props.groupBy) ?? field(props.groupField)) as ResolvedField;
     const cards = fieldsOf(props.cardFields);
     const title = field(props.titleField) ?? cards[0];
     const lanes = group.options?.length

@@ -1,7 +1,7 @@
-import { type Graph, normalizeSort, type ViewNode } from '@bvl/metadata';
-import type { ComponentRegistry, ViewTypeEntry } from './component-registry.ts';
+import { type Graph, normalizeSort, type ObjectNode, type ViewNode } from '@bvl/metadata';
+import type { BindSpec, ComponentRegistry, ViewTypeEntry } from './component-registry.ts';
 import type { ComponentSchema, ResolvedField } from './component-schema.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
+import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
 import { resolveFieldOf } from './resolve-field-of.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -12,54 +12,96 @@ export function viewBody(view: ViewNode): Record<string, unknown> {
   return isRecord(body) ? body : {};
 }
 
-/** The view's effective type (its `type`, or the family default when absent) and its registry entry, if any. */
-export function viewTypeOf(view: ViewNode, registry: ComponentRegistry = DEFAULT_REGISTRY): { type: unknown; entry: ViewTypeEntry | undefined } {
+/** The effective type of a view and how the renderer draws it. */
+export interface ViewType {
+  /** The view's `type`, or the family default when absent. */
+  readonly type: unknown;
+  /** The translation the renderer uses: the type's own, or the fallback type's. */
+  readonly entry: ViewTypeEntry | undefined;
+  /** Set when the renderer draws another type in its place: that type, and what the user sees. */
+  readonly fallback?: { readonly as: string; readonly does: string } | undefined;
+}
+
+/** The view's effective type and its translation (the family's fallback type when the renderer has one for unknown types). */
+export function viewTypeOf(view: ViewNode, registry: ComponentRegistry = DEFAULT_REGISTRY): ViewType {
   const family = registry.views[view.kind];
   const raw = viewBody(view).type;
   const type = raw === undefined ? family.default : raw;
-  const entry = typeof type === 'string' && Object.hasOwn(family.types, type) ? family.types[type] : undefined;
-  return { type, entry };
+  if (typeof type === 'string' && Object.hasOwn(family.types, type)) return { type, entry: family.types[type] };
+  const unknown = family.unknown;
+  if (unknown?.outcome === 'degrades') return { type, entry: family.types[unknown.as], fallback: { as: unknown.as, does: unknown.does } };
+  return { type, entry: undefined };
+}
+
+/**
+ * The field a renderer picks for a kanban's lanes when none is bound (objectui's detectStatusField):
+ * the object's `stageField`, else its first field named status, stage, state or phase.
+ */
+export function detectStatusField(object: ObjectNode | undefined): string | undefined {
+  if (!object || object.invalid) return undefined;
+  const stage = (object.def as { stageField?: unknown }).stageField;
+  if (typeof stage === 'string' && stage !== '') return stage;
+  return ['status', 'stage', 'state', 'phase'].find((name) => object.fields.has(name));
+}
+
+/** A bound value: the type's own block first, then the other blocks the renderer also reads. */
+function boundValue(body: Record<string, unknown>, block: string, spec: BindSpec): unknown {
+  const sources = [{ block, from: spec.from }, ...(spec.alsoFrom ?? [])];
+  for (const s of sources) {
+    const b = body[s.block];
+    const value = isRecord(b) ? b[s.from] : undefined;
+    if (value !== undefined && value !== null && value !== '') return value;
+  }
+  return undefined;
 }
 
 /**
  * Translates a view to the component schema a renderer receives, as objectui's ListView switch
- * does: the view type picks the component (registry data), fields are resolved on the view's
- * object, and the type's block (kanban, calendar, …) becomes binding props. A type with no
- * translation (e.g. `list`) yields a schema with no `type`. Pure and total.
+ * does: the view type picks the component (registry data; a type the renderer does not draw gets
+ * the profile's fallback type, or no component), fields are resolved on the view's object, and the
+ * type's block (kanban, calendar, …) becomes binding props — read from other blocks too where the
+ * renderer does, inferred where it picks a field itself. Pure and total.
  */
 export function translateView(view: ViewNode, graph: Graph, registry: ComponentRegistry = DEFAULT_REGISTRY): ComponentSchema {
   const body = viewBody(view);
   const object = view.object ? graph.objects.get(view.object) : undefined;
-  const { type, entry } = viewTypeOf(view, registry);
+  const { type, entry, fallback } = viewTypeOf(view, registry);
   const props: Record<string, unknown> = {
     objectName: view.object,
     label: typeof body.label === 'string' ? body.label : view.key,
   };
   if (view.kind === 'form') {
-    props.layout = type;
+    props.layout = fallback ? fallback.as : type;
     props.sections = formSections(view, (n, l) => resolveFieldOf(object, n, l));
   } else {
-    props.viewType = type;
+    props.viewType = fallback ? fallback.as : type;
     props.columns = (view.list?.columns ?? []).map((c) =>
       typeof c === 'string' ? resolveFieldOf(object, c) : resolveFieldOf(object, c.field, typeof c.label === 'string' ? c.label : undefined),
     );
     props.filters = view.list?.filter ?? [];
     props.sort = view.list ? normalizeSort(view.list.sort).map(({ field, order }) => ({ field, order })) : [];
   }
+  if (fallback) props.substitutedFor = { type: typeof type === 'string' ? type : (JSON.stringify(type) ?? String(type)), does: fallback.does };
   if (entry?.block && entry.bind) {
-    const block = body[entry.block];
-    if (isRecord(block)) {
-      for (const [prop, spec] of Object.entries(entry.bind)) {
-        const value = block[spec.from];
-        if (value === undefined || value === null || value === '') continue;
-        if (spec.kind === 'value') props[prop] = value;
-        else if (spec.kind === 'field') {
-          if (typeof value === 'string') props[prop] = resolveFieldOf(object, value);
-        } else if (Array.isArray(value)) {
-          props[prop] = value.filter((v): v is string => typeof v === 'string').map((v) => resolveFieldOf(object, v));
+    const inferred: Record<string, string> = {};
+    for (const [prop, spec] of Object.entries(entry.bind)) {
+      const value = boundValue(body, entry.block, spec);
+      if (value === undefined) {
+        const guess = spec.infer === 'status-field' ? detectStatusField(object) : undefined;
+        if (guess !== undefined) {
+          props[prop] = resolveFieldOf(object, guess);
+          inferred[prop] = guess;
         }
+        continue;
+      }
+      if (spec.kind === 'value') props[prop] = value;
+      else if (spec.kind === 'field') {
+        if (typeof value === 'string') props[prop] = resolveFieldOf(object, value);
+      } else if (Array.isArray(value)) {
+        props[prop] = value.filter((v): v is string => typeof v === 'string').map((v) => resolveFieldOf(object, v));
       }
     }
+    if (Object.keys(inferred).length > 0) props.inferred = inferred;
   }
   return entry ? { type: entry.component, id: view.name, props } : { id: view.name, props };
 }

@@ -1,19 +1,35 @@
 import type { DashboardNode, DatasetNode, WidgetNode } from '@bvl/metadata';
-import type { ComponentRegistry, WidgetTypeEntry } from './component-registry.ts';
+import { type ComponentRegistry, shapeOf, type WidgetTypeEntry } from './component-registry.ts';
 import type { ComponentSchema } from './component-schema.ts';
-import { DEFAULT_REGISTRY } from './default-registry.ts';
+import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
+import { shapeFindings } from './shape-findings.ts';
 
-/** The widget's chart type (its `type`, default `metric`) and the registry's translation of it, if any. */
-export function widgetTypeOf(widget: WidgetNode, registry: ComponentRegistry = DEFAULT_REGISTRY): { type: string; entry: WidgetTypeEntry | undefined } {
+/** A widget's chart type and how the renderer draws it. */
+export interface WidgetType {
+  /** The widget's `type`, default the family default (`metric`). */
+  readonly type: string;
+  /** The translation the renderer uses: the type's own, or the fallback type's. */
+  readonly entry: WidgetTypeEntry | undefined;
+  /** Set when the renderer draws another chart type in its place. */
+  readonly fallback?: { readonly as: string; readonly does: string } | undefined;
+}
+
+/** The widget's chart type (its `type`, default `metric`) and the registry's translation of it (the fallback type's, where the renderer has one). */
+export function widgetTypeOf(widget: WidgetNode, registry: ComponentRegistry = DEFAULT_REGISTRY): WidgetType {
   const type = widget.def.type ?? registry.widgets.default;
-  return { type, entry: Object.hasOwn(registry.widgets.types, type) ? registry.widgets.types[type] : undefined };
+  if (Object.hasOwn(registry.widgets.types, type)) return { type, entry: registry.widgets.types[type] };
+  const unknown = registry.widgets.unknown;
+  if (unknown?.outcome === 'degrades') return { type, entry: registry.widgets.types[unknown.as], fallback: { as: unknown.as, does: unknown.does } };
+  return { type, entry: undefined };
 }
 
 /**
  * Translates a dashboard widget to the component schema a renderer receives: the chart type picks
- * the component and its variant (registry data); dimensions and measures carry the dataset's
- * labels when the dataset exists. A missing dataset is L1's finding (dangling_dataset): the widget
- * is still translated. An unknown chart type yields a schema with no `type`. Pure and total.
+ * the component and its variant (registry data); a type the renderer does not draw gets the
+ * profile's fallback type, or no component; a query shape the renderer draws as another component
+ * (a chart with no dimension as a KPI tile) gets that component. Dimensions and measures carry the
+ * dataset's labels when the dataset exists. A missing dataset is L1's finding (dangling_dataset):
+ * the widget is still translated. Pure and total.
  */
 export function translateWidget(
   widget: WidgetNode,
@@ -22,7 +38,7 @@ export function translateWidget(
   registry: ComponentRegistry = DEFAULT_REGISTRY,
 ): ComponentSchema {
   const def = widget.def;
-  const { type, entry } = widgetTypeOf(widget, registry);
+  const { type, entry, fallback } = widgetTypeOf(widget, registry);
   const props: Record<string, unknown> = {
     title: def.title ?? widget.id,
     widgetType: type,
@@ -48,7 +64,17 @@ export function translateWidget(
   if (def.options !== undefined) props.options = def.options;
   if (def.chartConfig !== undefined) props.chartConfig = def.chartConfig;
   if (!entry) return { id: `${dashboard.name}.${widget.id}`, props };
-  const variantProp = registry.components[entry.component]?.variantProp;
-  if (variantProp && entry.variant !== undefined) props[variantProp] = entry.variant;
-  return { type: entry.component, id: `${dashboard.name}.${widget.id}`, props };
+  let component = entry.component;
+  let variant = entry.variant;
+  if (fallback) props.substitutedFor = { type, does: fallback.does };
+  const counts = { dimensions: def.dimensions?.length ?? 0, measures: def.values?.length ?? 0 };
+  const redirect = shapeFindings(shapeOf(registry, component, variant), counts).find((f) => f.rule.drawAs && f.rule.outcome === 'degrades');
+  if (redirect?.rule.drawAs) {
+    props.substitutedFor = { type, does: redirect.rule.does };
+    component = redirect.rule.drawAs.component;
+    variant = redirect.rule.drawAs.variant;
+  }
+  const variantProp = registry.components[component]?.variantProp;
+  if (variantProp && variant !== undefined) props[variantProp] = variant;
+  return { type: component, id: `${dashboard.name}.${widget.id}`, props };
 }

@@ -12,6 +12,7 @@ const graph = graphOf({
       widgets: [
         { id: 'bare', type: 'metric', dataset: 'exp_metrics' },
         { id: 'capped', type: 'table', dataset: 'exp_metrics', dimensions: ['status'], values: ['n'], options: { limit: 5 } },
+        { id: 'cloud', type: 'metric', dataset: 'exp_metrics', values: ['n'], requiresObject: 'sys_package_installation' },
       ],
     },
   ],
@@ -25,6 +26,25 @@ describe('widgetSelection', () => {
   it('falls back to the first measure when the widget names none', () =>
     expect(probe('bare').selection).toMatchObject({ measures: ['total'], dimensions: [] }));
   it("keeps the widget's own smaller limit", () => expect(widgetSelection(probe('capped').widget, probe('capped').dataset)?.limit).toBe(5));
+  it('carries the options that change the query, as the renderer sends them (a sortBy it does not select is dropped)', () => {
+    const { widget, dataset } = probe('capped');
+    const ordered = { ...widget, def: { ...widget.def, options: { dateGranularity: 'week', sortBy: 'n', sortOrder: 'desc' } } };
+    expect(widgetSelection(ordered, dataset)).toMatchObject({ dateGranularity: 'week', order: { n: 'desc' } });
+    const stale = { ...widget, def: { ...widget.def, options: { sortBy: 'gone' } } };
+    expect(widgetSelection(stale, dataset)).not.toHaveProperty('order');
+  });
+});
+
+describe('planWidgetProbes', () => {
+  it('skips a widget ObjectStack hides unless its requiresObject is registered, saying why', () => {
+    expect(probes.map((p) => p.widget.id)).not.toContain('cloud');
+    expect(planWidgetProbes(graph).skipped).toContainEqual({
+      plane: 'widgets',
+      artifact: { type: 'dashboard', name: 'more' },
+      member: 'cloud',
+      reason: 'the widget shows only when object "sys_package_installation" is registered (requiresObject)',
+    });
+  });
 });
 
 describe('judgeWidget', () => {

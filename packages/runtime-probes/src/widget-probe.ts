@@ -1,7 +1,7 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import { type DashboardNode, type DatasetNode, type Graph, pointer, type WidgetNode } from '@bvl/metadata';
+import { type DashboardNode, type DatasetNode, type Graph, mayBeHidden, pointer, type WidgetNode } from '@bvl/metadata';
 import type { DatasetSelection } from '@bvl/render-contract';
-import { CONTEXT_TOKENS } from '@bvl/render-contract';
+import { CONTEXT_TOKENS, widgetQueryOptions } from '@bvl/render-contract';
 import type { DatasetRun, ProbeOutcome } from './probe-engine.ts';
 import type { SkippedProbe } from './probe-report.ts';
 
@@ -17,8 +17,9 @@ export interface WidgetProbe {
 }
 
 /**
- * The selection a widget's renderer asks of its dataset: its values (measures), dimensions and
- * filter; a widget without values gets the dataset's first measure, as ObjectStack's probe does.
+ * The selection a widget's renderer asks of its dataset: its values (measures), dimensions, filter
+ * and the query-affecting options (date bucket, order); a widget without values gets the dataset's
+ * first measure, as ObjectStack's probe does.
  * Undefined when the dataset declares no measure to fall back on.
  */
 export function widgetSelection(widget: WidgetNode, dataset: DatasetNode): DatasetSelection | undefined {
@@ -26,7 +27,13 @@ export function widgetSelection(widget: WidgetNode, dataset: DatasetNode): Datas
   if (values.length === 0 && !widget.def.dimensions?.length) return undefined;
   const own = widget.def.options?.limit;
   const limit = typeof own === 'number' && Number.isSafeInteger(own) && own > 0 ? Math.min(own, WIDGET_ROW_LIMIT) : WIDGET_ROW_LIMIT;
-  return { measures: values, dimensions: [...(widget.def.dimensions ?? [])], ...(widget.def.filter ? { filter: { ...widget.def.filter } } : {}), limit };
+  return {
+    measures: values,
+    dimensions: [...(widget.def.dimensions ?? [])],
+    ...(widget.def.filter ? { filter: { ...widget.def.filter } } : {}),
+    ...widgetQueryOptions(widget.def),
+    limit,
+  };
 }
 
 /** The widgets to probe, and the ones skipped with their reason. Pure. */
@@ -40,7 +47,9 @@ export function planWidgetProbes(graph: Graph): { probes: WidgetProbe[]; skipped
       const skip = (reason: string) => skipped.push({ plane: 'widgets', artifact: { type: 'dashboard', name: dashboard.name }, member: widget.id, reason });
       const name = widget.def.dataset;
       const dataset = name === undefined ? undefined : graph.datasets.get(name);
-      if (name === undefined) skip('the widget names no dataset (reported by L1 as dangling_dataset)');
+      if (mayBeHidden(graph.objects, widget.def.requiresObject))
+        skip(`the widget shows only when object "${String(widget.def.requiresObject)}" is registered (requiresObject)`);
+      else if (name === undefined) skip('the widget names no dataset (reported by L1 as dangling_dataset)');
       else if (!dataset) skip(`dataset "${name}" does not exist (reported by L1 as dangling_dataset)`);
       else if (dataset.invalid) skip(`dataset "${name}" fails its schema (reported by L1 as invalid_artifact)`);
       else {

@@ -21,10 +21,16 @@ describe('verify', () => {
     expect(v.issues.map((i) => [i.code, i.artifact.name, i.path, i.draft])).toEqual([
       ['unknown_measure', 'exp_spending', '/widgets/0/values/0', true],
       ['dangling_dataset', 'exp_spending', '/widgets/2/dataset', true],
-      // The view draft is a view item: its path addresses the config inside that document.
-      ['typeless_schema', 'exp_expense.recent', '/config/type', true],
+      // The newest objectui draws `type: "list"` as a grid (a warning); the view draft is a view item, so its path
+      // addresses the config inside that document.
+      ['view_type_fallback', 'exp_expense.recent', '/config/type', true],
     ]);
     expect(v.issues[0]).toMatchObject({ patch: [{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }], fixSafety: 'safe' });
+  });
+
+  it('judges against the renderer profile asked for: on objectui 2026-02 incident #6 is the red box', async () => {
+    const v = verify(await readSource(join(EXAMPLE, 'app')), await readSource(join(EXAMPLE, 'drafts'), { draft: true }), { renderer: 'objectui-2026-02' });
+    expect(v.issues.find((i) => i.artifact.name === 'exp_expense.recent')).toMatchObject({ code: 'typeless_schema', severity: 'error' });
   });
 
   it('runs only the layers asked for', async () => {

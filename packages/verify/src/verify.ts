@@ -2,7 +2,7 @@ import type { BuildIssue } from '@bvl/build-issue';
 import { sortIssues } from '@bvl/build-issue';
 import { lintGraph } from '@bvl/graph-lint';
 import { type ArtifactSet, buildGraph, type Graph, rebaseViewPaths } from '@bvl/metadata';
-import { checkRender } from '@bvl/render-contract';
+import { checkRender, rendererProfile } from '@bvl/render-contract';
 
 /** The static layers verification runs: L1 graph lint and L2 render contract. */
 export const STATIC_LAYERS = ['graph', 'render'] as const;
@@ -36,6 +36,11 @@ export interface Verification {
 export interface VerifyOptions {
   /** Which static layers to run (default both). The gate always runs both. */
   readonly layers?: ReadonlySet<StaticLayer>;
+  /**
+   * The renderer profile L2 judges views and widgets against (`objectui-2026-09`, …; default the
+   * newest). An unknown name throws a RegistryError naming the known ones: validate input first.
+   */
+  readonly renderer?: string;
 }
 
 /** Counts the artifacts of the overlaid graph (platform objects excluded). */
@@ -68,7 +73,7 @@ export function verify(published: ArtifactSet, drafts?: ArtifactSet, options: Ve
   const checked = countChecked(graph);
   if (layers.has('graph')) all.push(...lintGraph(graph));
   if (layers.has('render')) {
-    const render = checkRender(graph);
+    const render = checkRender(graph, options.renderer === undefined ? {} : { registry: rendererProfile(options.renderer) });
     all.push(...render.issues);
     checked.schemas = render.checked.schemas;
     checked.compiledDatasets = render.checked.compiledDatasets;

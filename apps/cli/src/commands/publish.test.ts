@@ -73,7 +73,7 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     expect(r.code).toBe(EXIT.errors);
     const out = r.json();
     expect(out).toMatchObject({ ok: false, outcome: 'refused' });
-    expect(out.issues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['dangling_dataset', 'unknown_measure', 'typeless_schema']));
+    expect(out.issues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['dangling_dataset', 'unknown_measure', 'view_type_fallback']));
     expect(out.seedApplied).toBeUndefined();
     expect(existsSync(join(fresh, '.bvl'))).toBe(false);
     await rm(fresh, { recursive: true, force: true });
@@ -86,6 +86,7 @@ describe('bvl publish', { timeout: 120_000 }, () => {
       fields: {
         title: { type: 'text' },
         amount: { type: 'currency' },
+        paid_on: { type: 'date' },
         status: {
           type: 'select',
           options: [
@@ -113,8 +114,9 @@ describe('bvl publish', { timeout: 120_000 }, () => {
           object: 'exp',
           externalId: 'title',
           records: [
-            { title: 'Taxi', amount: 'abc' },
-            { title: 'Hotel', amount: '12,50' },
+            // Dates JavaScript reads (so L1 and ObjectStack's write path take them) that PostgreSQL refuses.
+            { title: 'Taxi', paid_on: '2026-02-30' },
+            { title: 'Hotel', paid_on: '2026-04-31' },
           ],
         },
       ],
@@ -124,13 +126,13 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     const out = r.json();
     expect(out).toMatchObject({ ok: false, outcome: 'published', seedApplied: { success: false, inserted: 0 } });
     expect(out.seedApplied.errors).toEqual([
-      { seed: 'exp', object: 'exp', recordIndex: 0, field: 'amount', message: 'row not written: invalid input syntax for type numeric: "abc"' },
-      { seed: 'exp', object: 'exp', recordIndex: 1, field: 'amount', message: 'row not written: invalid input syntax for type numeric: "12,50"' },
+      { seed: 'exp', object: 'exp', recordIndex: 0, field: 'paid_on', message: 'row not written: date/time field value out of range: "2026-02-30"' },
+      { seed: 'exp', object: 'exp', recordIndex: 1, field: 'paid_on', message: 'row not written: date/time field value out of range: "2026-04-31"' },
     ]);
     const [issue] = out.issues;
     expect(issue).toMatchObject({ layer: 'runtime', severity: 'error', code: 'seed_not_applied', artifact: { type: 'seed', name: 'exp' } });
     expect(issue.message).toBe(
-      'Seed "exp" has 2 records for object "exp", but the object has no rows after publish. The publish reported: record 0 (field "amount"): row not written: invalid input syntax for type numeric: "abc"; record 1 (field "amount"): row not written: invalid input syntax for type numeric: "12,50".',
+      'Seed "exp" has 2 records for object "exp", but the object has no rows after publish. The publish reported: record 0 (field "paid_on"): row not written: date/time field value out of range: "2026-02-30"; record 1 (field "paid_on"): row not written: date/time field value out of range: "2026-04-31".',
     );
   });
 
@@ -239,7 +241,7 @@ describe('bvl publish', { timeout: 120_000 }, () => {
       /no issues\npublished \d+ artifacts of package "default" to tenant "cli_[0-9a-f_]+" \(schema t_cli_[0-9a-f_]+\) on .+\nseeds: 0 inserted, 8 updated, 0 skipped, 0 errors|no issues\npublished \d+ artifacts .*\nseeds: 8 inserted/,
     );
     expect(pretty.io.out()).toContain('probes checked: seeds 1/1, views 3/3, widgets 8/8, objects 1/1');
-    const file = await stackFile({ objects: OBJECTS, data: [{ object: 'exp', externalId: 'title', records: [{ title: 'x', amount: 'abc' }] }] });
+    const file = await stackFile({ objects: OBJECTS, data: [{ object: 'exp', externalId: 'title', records: [{ title: 'x', paid_on: '2026-02-30' }] }] });
     const sarif = await publish([file, '--format', 'sarif', '--tenant', tenant()]);
     expect(sarif.code).toBe(EXIT.errors);
     expect(sarif.json().runs[0].results.map((r: { ruleId: string; level: string }) => [r.ruleId, r.level])).toEqual([['seed_not_applied', 'error']]);

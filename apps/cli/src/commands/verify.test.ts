@@ -43,15 +43,36 @@ describe('bvl verify', () => {
     expect(report.issues[0].patch).toEqual([{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }]);
   });
 
-  it('runs L1 + L2 by default: a view of type "list" is a typeless_schema with a patch that sets a valid type', async () => {
+  it('runs L1 + L2 by default, against the newest objectui: incident #6 draws as a grid (a warning with a patch)', async () => {
     const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'json');
     const report = JSON.parse(r.out);
     expect(report.checked).toMatchObject({ schemas: 9, compiledDatasets: 1 });
-    const six = report.issues.find((i: any) => i.code === 'typeless_schema');
+    const six = report.issues.find((i: any) => i.artifact.name === 'exp_expense.recent');
     // The draft is stored as a view item, so the path and patch address its config inside that document.
-    expect(six).toMatchObject({ layer: 'render', artifact: { type: 'view', name: 'exp_expense.recent' }, path: '/config/type', draft: true });
+    expect(six).toMatchObject({ code: 'view_type_fallback', severity: 'warning', layer: 'render', path: '/config/type', draft: true });
     expect(six.patch).toEqual([{ op: 'replace', path: '/config/type', value: 'grid' }]);
-    expect(report.issues.map((i: any) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'typeless_schema']);
+    expect(report.issues.map((i: any) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'view_type_fallback']);
+  });
+
+  it('--renderer selects a renderer profile: on objectui 2026-02 incident #6 is the red box', async () => {
+    const r = await run(
+      'verify',
+      'examples/expense-tracker/app',
+      '--drafts',
+      'examples/expense-tracker/drafts',
+      '--format',
+      'json',
+      '--renderer',
+      'objectui-2026-02',
+    );
+    const six = JSON.parse(r.out).issues.find((i: any) => i.artifact.name === 'exp_expense.recent');
+    expect(six).toMatchObject({ code: 'typeless_schema', severity: 'error', path: '/config/type' });
+  });
+
+  it('--renderer with an unknown profile is a usage error naming the known ones (exit 2)', async () => {
+    const r = await run('verify', 'examples/expense-tracker/app', '--renderer', 'objectui-1999');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--renderer takes one of objectui-2026-02, objectui-2026-09 (got "objectui-1999")');
   });
 
   it('writes SARIF that the official 2.1.0 schema accepts: file from the repository root, region, rule help', async () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_RENDERER, RENDERER_PROFILES } from '@bvl/render-contract';
 import { STATIC_LAYERS, type StaticLayer, type VerifyOptions } from '@bvl/verify';
 import { applyBaseline, readBaseline } from '../baseline.ts';
 import { checkedLine, checkInputs, configFor, readInputs } from '../check-input.ts';
@@ -17,7 +18,16 @@ export const VERIFY_FLAGS = {
   quiet: { type: 'boolean', short: 'q' },
   'max-warnings': { type: 'string' },
   all: { type: 'boolean' },
+  renderer: { type: 'string' },
 } as const;
+
+/** Validates `--renderer`: a known renderer profile, default the newest objectui. */
+export function parseRenderer(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_RENDERER;
+  if (!Object.hasOwn(RENDERER_PROFILES, value))
+    throw new UsageError(`--renderer takes one of ${Object.keys(RENDERER_PROFILES).join(', ')} (got ${JSON.stringify(value)})`);
+  return value;
+}
 
 /** `--layers graph,render`. */
 export function parseLayers(value: string | undefined): Set<StaticLayer> {
@@ -43,7 +53,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const format = parseFormat(values.format);
   const maxWarnings = parseCount('--max-warnings', values['max-warnings']);
   // Everything `verify` is asked to do, from the flags, in one place.
-  const verifyOptions: VerifyOptions = { layers: parseLayers(values.layers) };
+  const verifyOptions: VerifyOptions = { layers: parseLayers(values.layers), renderer: parseRenderer(values.renderer) };
   const config = configFor(io, stack, values.config);
   const known = values.baseline !== undefined ? readBaseline(values.baseline, io.cwd) : undefined;
 

@@ -1,4 +1,4 @@
-import { pointer } from '@bvl/metadata';
+import { mayBeHidden, pointer } from '@bvl/metadata';
 import { defineRule, type Finding } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
@@ -16,6 +16,8 @@ export default defineRule({
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const w of d.widgets) {
+        // Hidden by ObjectStack when its requiresObject is not registered: not judged.
+        if (mayBeHidden(graph.objects, w.def.requiresObject)) continue;
         const cc = w.def.chartConfig;
         if (!cc) continue;
         const ds = w.def.dataset !== undefined ? graph.datasets.get(w.def.dataset) : undefined;

@@ -1,4 +1,4 @@
-import { allFieldNames, pointer, resolveField } from '@bvl/metadata';
+import { allFieldNames, mayBeHidden, pointer, resolveField } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
@@ -40,6 +40,8 @@ export default defineRule({
       const receivers = new Map<(typeof filters)[number], number>();
       const misses = new Map<(typeof filters)[number], Miss[]>();
       for (const w of d.widgets) {
+        // Hidden by ObjectStack when its requiresObject is not registered: not judged.
+        if (mayBeHidden(graph.objects, w.def.requiresObject)) continue;
         const ds = w.def.dataset !== undefined ? graph.datasets.get(w.def.dataset) : undefined;
         if (!ds || ds.invalid || !ds.object) continue;
         const obj = graph.objects.get(ds.object);

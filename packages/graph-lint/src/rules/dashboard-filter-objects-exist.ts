@@ -1,6 +1,6 @@
 import { pointer } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
-import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+import { didYouMeanText, objectChoices, q, suggest } from '../describe-names.ts';
 
 /** A dashboard global filter scoped to (`object`) or filling its options from (`optionsFrom.object`) an object that does not exist (#3583: `user` for `sys_user`). */
 export default defineRule({
@@ -10,7 +10,6 @@ export default defineRule({
     docs: 'Dashboard global filters name existing objects (object, optionsFrom.object).',
   },
   *check(graph) {
-    const objects = [...graph.objects.keys()];
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const [i, g] of (d.def.globalFilters ?? []).entries()) {
@@ -22,12 +21,13 @@ export default defineRule({
         ];
         for (const [name, path] of refs) {
           if (typeof name !== 'string' || graph.objects.has(name)) continue;
-          const s = suggest(name, objects, path);
+          const { clause, candidates } = objectChoices(graph, name);
+          const s = suggest(name, candidates, path);
           yield {
             code: 'dangling_object',
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'object', name },
-            message: `Global filter ${q(g.name ?? g.field)} of dashboard ${q(d.name)} names object ${q(name)}, which does not exist (objects: ${listing(objects)}); the filter has no options and filters nothing.${didYouMeanText(s.suggestions)}`,
+            message: `Global filter ${q(g.name ?? g.field)} of dashboard ${q(d.name)} names object ${q(name)}, which does not exist (${clause}); the filter has no options and filters nothing.${didYouMeanText(s.suggestions)}`,
             fix: s.suggestions?.length ? `Use ${q(s.suggestions[0])}.` : `Name an existing object (users are "sys_user").`,
             path,
             ...s,

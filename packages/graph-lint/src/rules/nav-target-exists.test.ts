@@ -31,8 +31,46 @@ describe(rule.meta.name, () =>
         },
       },
       { name: 'areas', stack: (s) => (s.apps[0].areas = [{ id: 'a', navigation: [{ id: 'x', type: 'dashboard', dashboardName: 'exp_spending' }] }]) },
+      {
+        name: 'platform objects of any provider are object targets (sys_audit_log, sys_app)',
+        stack: (s) =>
+          s.apps[0].navigation.push({ id: 'audit', type: 'object', objectName: 'sys_audit_log' }, { id: 'apps', type: 'object', objectName: 'sys_app' }),
+      },
+      {
+        // ObjectStack hides an item whose requiresObject is not registered: cloud and plugin objects may be absent.
+        name: 'requiresObject on a cloud or plugin object: the item (and its children) may be hidden, so it is not judged',
+        stack: (s) =>
+          s.apps[0].navigation.push(
+            { id: 'envs', type: 'dashboard', dashboardName: 'cloud_overview', requiresObject: 'sys_environment' },
+            { id: 'grp2', type: 'group', requiresObject: 'sys_approval_request', children: [{ id: 'x', type: 'page', pageName: 'approvals' }] },
+          ),
+      },
     ],
     invalid: [
+      {
+        name: 'requiresObject on a declared or core platform object: the item always shows, so it is judged',
+        stack: (s) =>
+          s.apps[0].navigation.push(
+            { id: 'mine', type: 'dashboard', dashboardName: 'missing_one', requiresObject: 'exp_expense' },
+            { id: 'users', type: 'dashboard', dashboardName: 'missing_two', requiresObject: 'sys_user' },
+          ),
+        errors: [
+          { code: 'dangling_nav_target', artifact: 'app/exp_app', path: '/navigation/1/dashboardName' },
+          { code: 'dangling_nav_target', artifact: 'app/exp_app', path: '/navigation/2/dashboardName' },
+        ],
+      },
+      {
+        name: 'requiresObject naming no object at all: the item never shows',
+        stack: (s) => s.apps[0].navigation.push({ id: 'gated', type: 'dashboard', dashboardName: 'exp_spending', requiresObject: 'exp_expnse' }),
+        errors: [
+          {
+            code: 'dangling_nav_target',
+            artifact: 'app/exp_app',
+            path: '/navigation/1/requiresObject',
+            patch: [{ op: 'replace', path: '/navigation/1/requiresObject', value: 'exp_expense' }],
+          },
+        ],
+      },
       {
         name: 'every kind of target, nested',
         stack: (s) =>

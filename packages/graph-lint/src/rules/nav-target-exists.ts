@@ -1,6 +1,6 @@
-import { childPointer, type Graph, type NavItemDef, pointer } from '@bvl/metadata';
+import { childPointer, type Graph, isPlatformObjectName, mayBeHidden, type NavItemDef, pointer } from '@bvl/metadata';
 import { defineRule, type Finding } from '../define-rule.ts';
-import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+import { didYouMeanText, listing, objectChoices, q, suggest } from '../describe-names.ts';
 
 type TargetKind = 'object' | 'dashboard' | 'report' | 'page';
 const TARGET_KEY: Readonly<Record<TargetKind, keyof NavItemDef>> = { object: 'objectName', dashboard: 'dashboardName', report: 'reportName', page: 'pageName' };
@@ -13,7 +13,9 @@ function namesOf(graph: Graph, kind: TargetKind): string[] {
 /**
  * Every navigation item's target resolves — object, view (`viewName` within the object), dashboard,
  * report and page — at any nesting depth, in `navigation` and in `areas`. Checked even when the
- * target collection is empty (ObjectStack commit 85a966f).
+ * target collection is empty (ObjectStack commit 85a966f). An item whose `requiresObject` may be
+ * unregistered is hidden by ObjectStack on purpose, so it is not judged (only a gate that names no
+ * object at all is).
  */
 export default defineRule({
   meta: { name: 'nav-target-exists', codes: ['dangling_nav_target'], docs: "Every app navigation item's target exists." },
@@ -26,6 +28,11 @@ export default defineRule({
       for (const [items, base] of roots) for (let i = items.length - 1; i >= 0; i--) stack.push([items[i]!, childPointer(base, i)]);
       while (stack.length > 0) {
         const [item, at] = stack.pop()!;
+        // ObjectStack hides an item (and what it nests) whose requiresObject is not registered: not judged.
+        if (mayBeHidden(graph.objects, item.requiresObject)) {
+          yield* unknownGate(graph, app.name, item, at);
+          continue;
+        }
         const children = item.children ?? [];
         for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, childPointer(at, 'children', i)]);
         yield* checkItem(graph, app.name, item, at);
@@ -33,6 +40,24 @@ export default defineRule({
     }
   },
 });
+
+/** A `requiresObject` that names no object at all, declared or platform: the item never shows. */
+function* unknownGate(graph: Graph, app: string, item: NavItemDef, at: string): Generator<Finding> {
+  const gate = item.requiresObject as string;
+  if (isPlatformObjectName(gate)) return;
+  const path = childPointer(at, 'requiresObject');
+  const { clause, candidates } = objectChoices(graph, gate);
+  const s = suggest(gate, candidates, path);
+  yield {
+    code: 'dangling_nav_target',
+    artifact: { type: 'app', name: app },
+    ref: { type: 'object', name: gate },
+    message: `Navigation item ${q(item.id ?? at)} of app ${q(app)} shows only when object ${q(gate)} is registered (requiresObject), and no object of that name exists (${clause}), so the item never shows.${didYouMeanText(s.suggestions)}`,
+    fix: s.suggestions?.length ? `Set requiresObject to ${q(s.suggestions[0])}, or drop it.` : 'Drop requiresObject, or name the object the item depends on.',
+    path,
+    ...s,
+  };
+}
 
 function* checkItem(graph: Graph, app: string, item: NavItemDef, at: string): Generator<Finding> {
   if (typeof item.type !== 'string' || !Object.hasOwn(TARGET_KEY, item.type)) return;
@@ -61,14 +86,15 @@ function* checkItem(graph: Graph, app: string, item: NavItemDef, at: string): Ge
           ? graph.reports.has(target)
           : graph.pages.has(target);
   if (!exists) {
-    const names = namesOf(graph, kind);
     const path = childPointer(at, key);
-    const s = suggest(target, names, path);
+    const choices =
+      kind === 'object' ? objectChoices(graph, target) : { clause: `${kind}s: ${listing(namesOf(graph, kind))}`, candidates: namesOf(graph, kind) };
+    const s = suggest(target, choices.candidates, path);
     yield {
       code: 'dangling_nav_target',
       artifact,
       ref: { type: kind, name: target },
-      message: `${label} opens ${kind} ${q(target)}, which does not exist (${kind}s: ${listing(names)}).${didYouMeanText(s.suggestions)}`,
+      message: `${label} opens ${kind} ${q(target)}, which does not exist (${choices.clause}).${didYouMeanText(s.suggestions)}`,
       fix: s.suggestions?.length
         ? `Point ${key} at ${q(s.suggestions[0])}, or create ${kind} ${q(target)}.`
         : `Create ${kind} ${q(target)}, or point the item at an existing ${kind}.`,

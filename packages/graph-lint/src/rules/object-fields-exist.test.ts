@@ -10,10 +10,10 @@ describe(rule.meta.name, () =>
         name: 'nameField, searchableFields, highlightFields, stageField',
         stack: (s) => Object.assign(s.objects[1], { nameField: 'titel', searchableFields: ['title', 'descr'], highlightFields: ['amt'], stageField: 'stage' }),
         errors: [
-          { code: 'unknown_field', artifact: 'object/exp_expense', path: '/nameField', patch: [{ op: 'replace', path: '/nameField', value: 'title' }] },
+          { code: 'unknown_display_field', artifact: 'object/exp_expense', path: '/nameField', patch: [{ op: 'replace', path: '/nameField', value: 'title' }] },
           { code: 'unknown_field', artifact: 'object/exp_expense', path: '/searchableFields/1' },
-          { code: 'unknown_field', artifact: 'object/exp_expense', path: '/highlightFields/0' },
-          { code: 'unknown_field', artifact: 'object/exp_expense', path: '/stageField' },
+          { code: 'unknown_display_field', artifact: 'object/exp_expense', path: '/highlightFields/0' },
+          { code: 'unknown_display_field', artifact: 'object/exp_expense', path: '/stageField' },
         ],
       },
     ],

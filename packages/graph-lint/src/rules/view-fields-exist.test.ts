@@ -42,7 +42,7 @@ describe(rule.meta.name, () =>
           { code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/searchableFields/0' },
           { code: 'unknown_field', artifact: 'view/exp_expense.default', path: '/grouping/fields/0/field' },
           { code: 'unknown_field', artifact: 'view/exp_expense.by_day', path: '/calendar/startDateField' },
-          { code: 'unknown_field', artifact: 'view/exp_expense.create', path: '/sections/0/fields/5/field' },
+          { code: 'unknown_display_field', artifact: 'view/exp_expense.create', path: '/sections/0/fields/5/field' },
         ],
       },
       {

@@ -9,7 +9,11 @@ import { q } from '../describe-names.ts';
  * date and title fields), and form section fields (#2578). The kanban group field has its own rule.
  */
 export default defineRule({
-  meta: { name: 'view-fields-exist', codes: ['unknown_field'], docs: "Every field a view names exists on the view's object." },
+  meta: {
+    name: 'view-fields-exist',
+    codes: ['unknown_field', 'unknown_display_field'],
+    docs: "Every field a view names exists on the view's object.",
+  },
   *check(graph) {
     for (const v of graph.views.values()) {
       if (v.invalid || v.object === undefined) continue;
@@ -43,6 +47,8 @@ export default defineRule({
           slot: m.slot,
           path: m.path,
           patchable: m.patchable,
+          // A form section field the object lacks is silently not rendered (#2578; ObjectStack's validateFormLayout only warns).
+          code: m.slot === 'form field' ? 'unknown_display_field' : 'unknown_field',
         });
         if (f) yield f;
       }

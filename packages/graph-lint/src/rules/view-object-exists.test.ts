@@ -1,5 +1,5 @@
-import { describe } from 'vitest';
-import { ruleTester } from '../rule-tester.ts';
+import { describe, expect, it } from 'vitest';
+import { ruleTester, runCase } from '../rule-tester.ts';
 import rule from './view-object-exists.ts';
 
 describe(rule.meta.name, () =>
@@ -64,3 +64,22 @@ describe(rule.meta.name, () =>
     ],
   }),
 );
+
+describe(`${rule.meta.name}: what the message lists`, () => {
+  it("lists the stack's objects, never hiding platform ones behind a prefix filter", () => {
+    const [issue] = runCase(rule, { name: 'typo', stack: (s) => s.views.push({ name: 'x.list', viewKind: 'list', object: 'exp_expens', columns: ['title'] }) });
+    expect(issue?.message).toContain('(objects: exp_category, exp_expense, exp_report)');
+    expect(issue?.suggestions?.[0]).toBe('exp_expense');
+  });
+  it('lists platform objects, closest first, for a platform-style name or a stack that declares no object', () => {
+    const [issue] = runCase(rule, {
+      name: 'platform typo',
+      stack: (s) => {
+        s.objects = [];
+        s.views = [{ name: 'u.list', viewKind: 'list', object: 'sys_usr', columns: ['name'] }];
+      },
+    });
+    expect(issue?.message).toMatch(/\(the stack declares no object; platform objects: sys_user, /);
+    expect(issue?.suggestions?.[0]).toBe('sys_user');
+  });
+});

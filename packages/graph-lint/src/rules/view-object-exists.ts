@@ -1,12 +1,11 @@
 import { pointer } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
-import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
+import { didYouMeanText, objectChoices, q, suggest } from '../describe-names.ts';
 
 /** A view bound to an object that does not exist (or bound to none at all). */
 export default defineRule({
   meta: { name: 'view-object-exists', codes: ['dangling_object'], docs: "Every object-bound view's object exists." },
   *check(graph) {
-    const objects = [...graph.objects.keys()];
     for (const v of graph.views.values()) {
       if (v.invalid) continue;
       const cfg = v.list ?? v.form;
@@ -34,12 +33,13 @@ export default defineRule({
               : cfg?.object === v.object
                 ? pointer('object')
                 : undefined;
-      const s = suggest(v.object, objects, path);
+      const { clause, candidates } = objectChoices(graph, v.object);
+      const s = suggest(v.object, candidates, path);
       yield {
         code: 'dangling_object',
         artifact: { type: 'view', name: v.name },
         ref: { type: 'object', name: v.object },
-        message: `View ${q(v.name)} reads object ${q(v.object)}, which does not exist (objects: ${listing(objects.filter((o) => !o.startsWith('sys_')))}).${didYouMeanText(s.suggestions)}`,
+        message: `View ${q(v.name)} reads object ${q(v.object)}, which does not exist (${clause}).${didYouMeanText(s.suggestions)}`,
         fix: s.suggestions?.length
           ? `Bind the view to ${q(s.suggestions[0])}, or create object ${q(v.object)}.`
           : `Create object ${q(v.object)}, or bind the view to an existing object.`,

@@ -12,8 +12,19 @@ describe(rule.meta.name, () =>
           dashboards: [{ ...b.dashboards[0], widgets: [{ id: 'n', type: 'metric', dataset: 'exp_new', values: ['expense_count'] }] }],
         }),
       },
+      {
+        // dashboard.zod.ts: "widget is hidden when the named object is not registered" (cloud-only widgets).
+        name: 'a widget gated on a cloud object may be hidden, so its dataset is not judged',
+        stack: (s) =>
+          s.dashboards[0].widgets.push({ id: 'envs', type: 'metric', dataset: 'cloud_env_metrics', values: ['n'], requiresObject: 'sys_environment' }),
+      },
     ],
     invalid: [
+      {
+        name: "a widget gated on the stack's own object always shows, so it is judged",
+        stack: (s) => s.dashboards[0].widgets.push({ id: 'mine', type: 'metric', dataset: 'exp_budget', values: ['n'], requiresObject: 'exp_expense' }),
+        errors: [{ code: 'dangling_dataset', artifact: 'dashboard/exp_spending', path: '/widgets/4/dataset' }],
+      },
       {
         name: 'retired inline analytics shape: named as such, no guessed patch',
         stack: (s) =>

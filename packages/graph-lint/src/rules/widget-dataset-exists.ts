@@ -1,4 +1,4 @@
-import { pointer } from '@bvl/metadata';
+import { mayBeHidden, pointer } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
@@ -13,6 +13,8 @@ export default defineRule({
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const w of d.widgets) {
+        // Hidden by ObjectStack when its requiresObject is not registered: not judged.
+        if (mayBeHidden(graph.objects, w.def.requiresObject)) continue;
         const artifact = { type: 'dashboard', name: d.name };
         const ref = { type: 'dashboard', name: d.name, member: w.id };
         const legacy = LEGACY_KEYS.filter((k) => k in w.def);

@@ -1,6 +1,6 @@
 import type { FixSafety, JsonPatchOp } from '@bvl/build-issue';
 import type { MeasureDef } from '@bvl/metadata';
-import { pointer } from '@bvl/metadata';
+import { mayBeHidden, pointer } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 
@@ -31,6 +31,8 @@ export default defineRule({
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const w of d.widgets) {
+        // Hidden by ObjectStack when its requiresObject is not registered: not judged.
+        if (mayBeHidden(graph.objects, w.def.requiresObject)) continue;
         const ds = w.def.dataset !== undefined ? graph.datasets.get(w.def.dataset) : undefined;
         if (!ds || ds.invalid) continue;
         const measures = [...ds.measures.keys()];

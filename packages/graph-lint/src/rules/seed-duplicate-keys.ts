@@ -1,0 +1,43 @@
+import { pointer } from '@bvl/metadata';
+import { defineRule } from '../define-rule.ts';
+import { q } from '../describe-names.ts';
+
+/**
+ * Records of one seed that share its natural key (`externalId`, default `name`) are one row: the
+ * upsert (or update, ignore, replace) merges them and the later record wins, so the object gets
+ * fewer rows than the seed lists and the earlier record's values are lost. L3 counts the row
+ * expectation by distinct key for the same reason. `insert` mode duplicates instead (its own rule).
+ */
+export default defineRule({
+  meta: { name: 'seed-duplicate-keys', codes: ['seed_duplicate_key'], docs: "A seed's records have distinct natural keys." },
+  *check(graph) {
+    for (const seed of graph.seeds.values()) {
+      if (seed.invalid || seed.mode === 'insert') continue;
+      const first = new Map<string, number>();
+      const records = seed.def.records;
+      const distinct = new Set<string>();
+      const repeats: Array<{ i: number; first: number; key: string }> = [];
+      for (const [i, rec] of records.entries()) {
+        const values = seed.externalId.map((k) => rec[k]);
+        if (values.some((v) => v === null || v === undefined || (typeof v === 'object' && 'dialect' in v))) continue;
+        const key = JSON.stringify(values);
+        distinct.add(key);
+        const at = first.get(key);
+        if (at === undefined) first.set(key, i);
+        else repeats.push({ i, first: at, key });
+      }
+      const keyless = records.length - [...first.values()].length - repeats.length;
+      for (const r of repeats) {
+        const shown = seed.externalId.length === 1 ? q(records[r.i]![seed.externalId[0]!]) : r.key;
+        yield {
+          code: 'seed_duplicate_key',
+          artifact: { type: 'seed', name: seed.name },
+          ref: { type: 'object', name: seed.object, member: seed.externalId.join(',') },
+          message: `Seed ${q(seed.name)} record ${r.i} has the natural key ${shown} of record ${r.first} (${seed.externalId.join(' + ')}): the ${seed.mode} merges them and record ${r.i} wins, so object ${q(seed.object)} gets ${distinct.size + keyless} rows for ${records.length} records and record ${r.first}'s values are lost.`,
+          fix: `Give record ${r.i} its own ${seed.externalId.join(' + ')}, or merge the two records into one.`,
+          path: pointer('records', r.i, seed.externalId[0]!),
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { ruleTester, runCase } from '../rule-tester.ts';
+import rule from './seed-value-contract.ts';
+
+// What passes is what ObjectStack's write path takes (objectql src/validation/record-validator.ts).
+describe(rule.meta.name, () => {
+  it('names the field type and what the write path expects', () => {
+    const [issue] = runCase(rule, { name: 'comma decimal', stack: (s) => (s.data[1].records[0].amount = '12,50') });
+    expect(issue?.message).toBe(
+      'Seed "exp_expense" record 0 sets currency field "amount" to string "12,50", not a number; ObjectStack rejects the record when it writes it, so its row never lands.',
+    );
+    expect(issue?.fix).toBe('Give "amount" a number.');
+  });
+  ruleTester(rule, {
+    valid: [
+      {
+        name: 'what the write path coerces: numeric text for a number, "1" for a boolean, a list for a text, a scalar for a multiselect; CEL for anything; update mode sets only what it names',
+        stack: (s) => {
+          s.objects[1].fields.billable = { type: 'boolean' };
+          s.objects[1].fields.tags = { type: 'multiselect', options: ['a'] };
+          s.data[0].records[0].budget = '2000.50';
+          s.data[1].records[0].spent_on = '2026-01-15';
+          s.data[1].records[0].billable = '1';
+          s.data[1].records[0].tags = 'a';
+          s.data[1].records[2].title = ['Flight', 'Hotel'];
+          s.data[1].records[1].amount = { dialect: 'cel', source: '1 + 2' };
+          s.data[2].mode = 'update';
+          s.data[2].records.push({ code: 'R-2026-03' });
+        },
+      },
+      {
+        name: 'a repeated externalId is one row (seed-duplicate-keys), not a unique violation',
+        stack: (s) => s.data[1].records.push({ ...s.data[1].records[0], title: 'Taxi again' }),
+      },
+      {
+        name: 'a required field with a default may be left out',
+        stack: (s) => {
+          s.objects[1].fields.title.defaultValue = 'Untitled';
+          delete s.data[1].records[0].title;
+        },
+      },
+    ],
+    invalid: [
+      {
+        name: 'wrong types (the type is named): a word for a currency and a date, an object for a text, "yes" for a boolean, a list for a date, a bad email and time, an object for a multiselect',
+        stack: (s) => {
+          s.objects[1].fields.billable = { type: 'boolean' };
+          s.objects[1].fields.contact = { type: 'email' };
+          s.objects[1].fields.at = { type: 'time' };
+          s.objects[1].fields.tags = { type: 'multiselect', options: ['a'] };
+          s.data[0].records[0].budget = 'lots';
+          s.data[1].records[0].spent_on = 'yesterday';
+          s.data[1].records[1].title = { en: 'Flight' };
+          s.data[1].records[2].billable = 'yes';
+          s.data[1].records[3].spent_on = ['2026-01-15'];
+          s.data[1].records[3].contact = 'ann@';
+          s.data[1].records[3].at = '25:00';
+          s.data[1].records[3].tags = { a: true };
+        },
+        errors: [
+          { code: 'seed_value_invalid', artifact: 'seed/exp_category', path: '/records/0/budget' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/0/spent_on' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/1/title' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/2/billable' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/3/at' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/3/contact' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/3/spent_on' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/3/tags' },
+        ],
+      },
+      {
+        name: 'a required field unset or empty, a value over maxLength, a number under min, a unique value repeated',
+        stack: (s) => {
+          s.objects[1].fields.amount.min = 0;
+          s.data[1].records[2].amount = -5;
+          delete s.data[1].records[0].title;
+          s.data[1].records[1].title = '';
+          s.objects[0].fields.name.maxLength = 5;
+          s.objects[1].fields.title.unique = true;
+          s.data[1].records[3].title = 'Team lunch';
+        },
+        errors: [
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/0' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/1' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_category', path: '/records/0/name' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_category', path: '/records/2/name' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/2/amount' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/3/title' },
+        ],
+      },
+    ],
+  });
+});

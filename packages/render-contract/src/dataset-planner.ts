@@ -1,0 +1,284 @@
+import { type DatasetNode, didYouMean, type Graph, type ObjectNode } from '@bvl/metadata';
+import type { RawBuilder, SqlBool } from 'kysely';
+import type { CompileOptions, CompileProblem, DatasetPlan, DatasetSelection, DateGranularity, ProblemOrigin } from './compile-dataset.ts';
+import { type ColumnRef, compileFilter, type FilterContext, type Segment } from './compile-filter.ts';
+import { emitSql } from './emit-sql.ts';
+import { isSqlIdentifier } from './pg-compiler.ts';
+import { planDimension } from './plan-dimension.ts';
+import { PlanJoins } from './plan-joins.ts';
+import { type PlannedMeasure, planMeasure } from './plan-measure.ts';
+
+const GRANULARITIES: ReadonlySet<string> = new Set(['day', 'week', 'month', 'quarter', 'year']);
+const list = (xs: Iterable<string>): string => [...xs].join(', ') || 'none';
+const loc = (at: readonly Segment[]): string => (at.length ? ` at "${at.join('.')}"` : '');
+
+/** How a field path is mentioned: whose it is (for messages), where, and whether a patch may replace the value there. */
+export interface Mention {
+  readonly origin: ProblemOrigin;
+  readonly at: readonly Segment[];
+  readonly who: string;
+  readonly patchable: boolean;
+}
+
+/** What planning a measure or a dimension needs from the planner: the dataset, field resolution and problem reporting. */
+export interface PlanContext {
+  readonly dataset: DatasetNode;
+  /** `dataset "name"`, for messages. */
+  readonly label: string;
+  readonly base: ObjectNode | undefined;
+  /** Measures compiled so far (null: failed, or being compiled). */
+  readonly measureSql: Map<string, PlannedMeasure | null>;
+  indexOf(kind: 'measures' | 'dimensions', name: string): number;
+  problem(
+    origin: ProblemOrigin,
+    at: readonly Segment[],
+    message: string,
+    fix: string,
+    extra?: Partial<Pick<CompileProblem, 'suggestions' | 'ref' | 'patch' | 'reportedByL1'>>,
+  ): void;
+  /** Resolves a field path on the base object or a declared include; reports and returns undefined when it cannot. */
+  column(path: string, m: Mention): ColumnRef | undefined;
+  filterContext(origin: ProblemOrigin, prefix: readonly Segment[], who: string): FilterContext;
+}
+
+/**
+ * Plans one query of a dataset: resolves the base object, the include joins, the selected
+ * dimensions and measures (plan-dimension.ts, plan-measure.ts), the filters, the order and the
+ * limit, collecting every problem; emits SQL (emit-sql.ts) only when there is none.
+ */
+export class DatasetPlanner implements PlanContext {
+  readonly label: string;
+  readonly base: ObjectNode | undefined;
+  readonly measureSql = new Map<string, PlannedMeasure | null>();
+  private readonly problems: CompileProblem[] = [];
+  private readonly joins: PlanJoins;
+  private readonly baseAlias: string;
+  private readonly index = { measures: new Map<string, number>(), dimensions: new Map<string, number>() };
+
+  constructor(
+    readonly dataset: DatasetNode,
+    readonly graph: Graph,
+  ) {
+    this.label = `dataset "${dataset.name}"`;
+    dataset.def.measures.forEach((m, i) => !this.index.measures.has(m.name) && this.index.measures.set(m.name, i));
+    dataset.def.dimensions.forEach((d, i) => !this.index.dimensions.has(d.name) && this.index.dimensions.set(d.name, i));
+    const objectName = dataset.object;
+    this.base = objectName === undefined ? undefined : graph.objects.get(objectName);
+    this.baseAlias = objectName ?? 'base';
+    if (objectName === undefined) {
+      this.problem(
+        'dataset',
+        ['object'],
+        `Dataset "${dataset.name}" names no base object, so it has no table to read.`,
+        `Set "object" of ${this.label} to the object it summarizes.`,
+      );
+    } else if (!this.base) {
+      this.problem(
+        'dataset',
+        ['object'],
+        `Dataset "${dataset.name}" reads object "${objectName}", which does not exist, so it has no table to read.`,
+        `Set "object" of ${this.label} to an existing object, or create object "${objectName}".`,
+        { suggestions: didYouMean(objectName, graph.objects.keys()) },
+      );
+    } else if (!isSqlIdentifier(objectName)) {
+      this.problem(
+        'dataset',
+        ['object'],
+        `Dataset "${dataset.name}" reads object "${objectName}", whose name is not a usable SQL table name.`,
+        'Use a snake_case object name of at most 63 characters.',
+      );
+    }
+    this.joins = new PlanJoins(dataset, graph, this.base, this.baseAlias, this.label, (...args) => this.problem(...args));
+  }
+
+  indexOf(kind: 'measures' | 'dimensions', name: string): number {
+    return this.index[kind].get(name) ?? 0;
+  }
+
+  plan(selection: DatasetSelection | undefined, options: CompileOptions | undefined, selectionFilterLabel?: string): DatasetPlan {
+    const schema = options?.schema;
+    if (schema !== undefined && !isSqlIdentifier(schema)) {
+      this.problem(
+        'selection',
+        [],
+        `The schema option "${schema}" for ${this.label} is not a usable SQL schema name.`,
+        'Pass a schema name of letters, digits and _ (at most 63 characters).',
+      );
+    }
+    if (this.base) this.joins.planIncludes();
+
+    const granularity = this.granularity(selection?.dateGranularity);
+    const dims = this.pick('dimensions', selection?.dimensions, [...this.dataset.dimensions.keys()]);
+    const measures = this.pick('measures', selection?.measures, [...this.dataset.measures.keys()]);
+    const selects: Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> | undefined }> = [];
+    for (const name of dims) selects.push({ name, kind: 'dimension', sql: planDimension(this, name, granularity) });
+    for (const name of measures) selects.push({ name, kind: 'measure', sql: planMeasure(this, name, [])?.sql });
+    this.checkAliases(selects, selection);
+    const order = this.order(selection?.order, selects);
+
+    const where: RawBuilder<SqlBool>[] = [];
+    const own = compileFilter(this.dataset.def.filter, this.filterContext('dataset', ['filter'], `The filter of ${this.label}`));
+    if (own) where.push(own);
+    if (selection?.filter !== undefined) {
+      const sel = compileFilter(
+        selection.filter,
+        this.filterContext('selection-filter', [], selectionFilterLabel ?? `The selection's filter on ${this.label}`),
+      );
+      if (sel) where.push(sel);
+    }
+    const limit = selection?.limit;
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0 && limit <= 2_147_483_647)) {
+      this.problem(
+        'selection',
+        [],
+        `The selection asks ${this.label} for limit ${String(limit)}, which is not a non-negative integer.`,
+        'Pass a whole-number limit, or none.',
+      );
+    }
+    if (selects.length === 0) {
+      const what = selection ? 'The selection asks' : `Dataset "${this.dataset.name}" declares`;
+      this.problem(
+        selection ? 'selection' : 'dataset',
+        [],
+        `${what} no dimension and no measure, so there is nothing to select.`,
+        `Declare (or select) at least one measure of ${this.label}.`,
+      );
+    }
+    if (this.problems.length > 0) return { problems: this.problems };
+    const table = (this.base as ObjectNode).name;
+    const joins = this.joins.all();
+    const alias = this.baseAlias;
+    return {
+      problems: [],
+      emit: () =>
+        emitSql({
+          table,
+          alias,
+          joins,
+          selects: selects as Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> }>,
+          where,
+          order,
+          limit,
+          schema,
+        }),
+    };
+  }
+
+  problem(
+    origin: ProblemOrigin,
+    at: readonly Segment[],
+    message: string,
+    fix: string,
+    extra: Partial<Pick<CompileProblem, 'suggestions' | 'ref' | 'patch' | 'reportedByL1'>> = {},
+  ): void {
+    this.problems.push({ origin, at, message, fix, ...extra });
+  }
+
+  /** The selection's date granularity, when it is one of the five buckets (anything else is a selection problem). */
+  private granularity(g: unknown): DateGranularity | undefined {
+    if (g === undefined) return undefined;
+    if (typeof g === 'string' && GRANULARITIES.has(g)) return g as DateGranularity;
+    this.problem(
+      'selection',
+      [],
+      `The selection asks ${this.label} for date granularity ${JSON.stringify(g)}, which is not day, week, month, quarter or year.`,
+      'Pass day, week, month, quarter or year.',
+    );
+    return undefined;
+  }
+
+  /**
+   * The selection's ordering: each key a selected dimension or measure (ObjectStack refuses any other
+   * order key, DATASET_INVALID), each direction asc or desc.
+   */
+  private order(order: unknown, selects: ReadonlyArray<{ name: string }>): Array<readonly [string, 'asc' | 'desc']> | undefined {
+    if (order === undefined) return undefined;
+    const names = selects.map((s) => s.name);
+    if (typeof order !== 'object' || order === null || Array.isArray(order)) {
+      this.problem(
+        'selection',
+        [],
+        `The selection's order for ${this.label} is ${JSON.stringify(order)}, not {"<name>": "asc" | "desc"}.`,
+        'Pass order as an object of selected names to asc or desc.',
+      );
+      return undefined;
+    }
+    const out: Array<readonly [string, 'asc' | 'desc']> = [];
+    for (const [key, dir] of Object.entries(order)) {
+      if (!names.includes(key) || (dir !== 'asc' && dir !== 'desc')) {
+        this.problem(
+          'selection',
+          [],
+          `The selection orders ${this.label} by ${JSON.stringify(key)} ${JSON.stringify(dir)}, but only a selected dimension or measure can order it, asc or desc (selected: ${list(names)}).`,
+          'Order by a selected dimension or measure.',
+          { suggestions: didYouMean(key, names) },
+        );
+        continue;
+      }
+      out.push([key, dir]);
+    }
+    return out;
+  }
+
+  /** The selected names (deduplicated, selection order), reporting names the dataset does not declare. */
+  private pick(kind: 'dimensions' | 'measures', requested: unknown, all: string[]): string[] {
+    if (requested === undefined) return all;
+    if (!Array.isArray(requested)) {
+      this.problem(
+        'selection',
+        [],
+        `The selection's ${kind} for ${this.label} is ${JSON.stringify(requested) ?? String(requested)}, not a list of names.`,
+        `Pass ${kind} as an array of names.`,
+      );
+      return [];
+    }
+    const declared = kind === 'dimensions' ? this.dataset.dimensions : this.dataset.measures;
+    const out: string[] = [];
+    for (const name of requested) {
+      if (typeof name !== 'string' || !declared.has(name)) {
+        const shown = typeof name === 'string' ? `"${name}"` : String(JSON.stringify(name));
+        this.problem(
+          'selection',
+          [],
+          `The selection asks ${this.label} for ${kind === 'dimensions' ? 'dimension' : 'measure'} ${shown}, which it does not declare (it has: ${list(declared.keys())}).`,
+          `Select one of the ${kind} of ${this.label}, or declare ${shown} there.`,
+          {
+            suggestions: typeof name === 'string' ? didYouMean(name, declared.keys()) : [],
+          },
+        );
+        continue;
+      }
+      if (!out.includes(name)) out.push(name);
+    }
+    return out;
+  }
+
+  column(path: string, m: Mention): ColumnRef | undefined {
+    return this.joins.column(path, m);
+  }
+
+  filterContext(origin: ProblemOrigin, prefix: readonly Segment[], who: string): FilterContext {
+    return {
+      column: (path, at) => this.column(path, { origin, at: [...prefix, ...at], who: `${who}${loc(at)}`, patchable: false }),
+      error: (at, message, fix, suggestions) =>
+        this.problem(origin, [...prefix, ...at], `${who}${loc(at)} ${message}.`, fix, suggestions?.length ? { suggestions } : {}),
+    };
+  }
+
+  /** Output column names must be unique: a dimension and a measure sharing a name would collide. */
+  private checkAliases(selects: ReadonlyArray<{ name: string; kind: 'dimension' | 'measure' }>, selection: DatasetSelection | undefined): void {
+    const seen = new Set<string>();
+    for (const s of selects) {
+      if (seen.has(s.name)) {
+        const i = this.indexOf('measures', s.name);
+        this.problem(
+          selection ? 'selection' : 'dataset',
+          selection ? [] : ['measures', i, 'name'],
+          `${this.label} has a dimension and a measure both named "${s.name}", so the query would return two columns of that name.`,
+          `Rename the measure or the dimension "${s.name}" of ${this.label}.`,
+        );
+      }
+      seen.add(s.name);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import type { Arity, ShapePart, ShapeRule, VariantShape } from './component-registry.ts';
+
+/** A widget's query, as counts. */
+export interface ShapeCounts {
+  readonly dimensions: number;
+  readonly measures: number;
+}
+
+/** One rule a query shape meets: the part that decided it, and its count. */
+export interface ShapeFinding {
+  readonly rule: ShapeRule;
+  readonly part: ShapePart;
+  readonly count: number;
+  /** For a legacy count range: the range the count fell outside. */
+  readonly arity?: Arity;
+}
+
+/** Counts per part. A chart draws one series per measure, or one per value of a second dimension when it has one measure. */
+export function partCounts(c: ShapeCounts): Readonly<Record<ShapePart, number>> {
+  return { dimensions: c.dimensions, measures: c.measures, columns: c.dimensions + c.measures, series: c.dimensions >= 2 && c.measures === 1 ? 2 : c.measures };
+}
+
+const within = (count: number, a: Arity): boolean => count >= (a.min ?? 0) && (a.max === undefined || count <= a.max);
+const LEGACY_PARTS = ['dimensions', 'measures', 'columns'] as const;
+
+/**
+ * The rules of `shape` a query meets: the first legacy count range it falls outside (a refusal,
+ * as the 2026-02 registry states shapes), then every rule whose `when` it satisfies, refusals first.
+ */
+export function shapeFindings(shape: VariantShape | undefined, counts: ShapeCounts): ShapeFinding[] {
+  if (!shape) return [];
+  const n = partCounts(counts);
+  const out: ShapeFinding[] = [];
+  for (const part of LEGACY_PARTS) {
+    const arity = shape[part];
+    if (!arity || within(n[part], arity)) continue;
+    out.push({ rule: { when: { [part]: arity }, outcome: 'refuses', does: `it shows ${describeArity(arity)} ${part}` }, part, count: n[part], arity });
+    break;
+  }
+  for (const rule of shape.rules ?? []) {
+    const parts = Object.entries(rule.when) as Array<[ShapePart, Arity]>;
+    if (parts.length === 0 || !parts.every(([part, a]) => within(n[part], a))) continue;
+    out.push({ rule, part: parts[0]![0], count: n[parts[0]![0]] });
+  }
+  return out.sort((a, b) => (a.rule.outcome === b.rule.outcome ? 0 : a.rule.outcome === 'refuses' ? -1 : 1));
+}
+
+/** "exactly 1", "at least 1", "0 to 2", "no" — for messages. */
+export function describeArity(arity: Arity): string {
+  const min = arity.min ?? 0;
+  if (arity.max === undefined) return `at least ${min}`;
+  if (arity.max === 0) return 'no';
+  if (min === arity.max) return `exactly ${min}`;
+  return `${min} to ${arity.max}`;
+}
