@@ -225,7 +225,7 @@ export const RULE_DOCS = {
     fix: "Correct the value at the reported path to the field's type and limits, or relax the field.",
   },
   seed_duplicate_key: {
-    meaning: "Several records of one seed share a natural key (its externalId, else name).",
+    meaning: 'Several records of one seed share a natural key (its externalId, else name).',
     why: 'Seeds upsert by that key, so the later record overwrites the earlier one: the object gets fewer rows than the seed lists, and row-count expectations are off.',
     example: '{ "object": "exp_category", "records": [ { "name": "Travel" }, { "name": "Travel", "budget": 500 } ] }',
     fix: 'Give every record its own key, or merge the duplicates into one record.',
@@ -249,7 +249,8 @@ export const RULE_DOCS = {
     fix: 'Use a widget type the renderer draws; the patch picks the closest.',
   },
   query_shape_degraded: {
-    meaning: 'The widget selects more than its component can show, and the renderer drops the rest (a metric shows its first measure only, a pie its first series).',
+    meaning:
+      'The widget selects more than its component can show, and the renderer drops the rest (a metric shows its first measure only, a pie its first series).',
     why: 'Part of what the widget asks for never appears; readers may think the shown number is the whole story.',
     example: '{ "id": "total", "type": "metric", "dataset": "exp_expense_metrics", "values": ["total_amount", "expense_count"] }',
     fix: 'Select only what the component shows, or pick a component that shows all of it (a table, a bar chart).',

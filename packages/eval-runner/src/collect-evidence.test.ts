@@ -67,8 +67,9 @@ describe('collectEvidence', () => {
   it('a seed that never lands shows in rows, seeds and probes', async () => {
     const scope = { tenant: made.next('ev'), package: 'app' };
     const stack = {
-      objects: [{ name: 'item', fields: { name: { type: 'text' }, price: { type: 'currency' } } }],
-      data: [{ object: 'item', records: [{ name: 'A', price: 'cheap' }] }],
+      // A well-formed date that does not exist: every static check passes, PostgreSQL refuses the row.
+      objects: [{ name: 'item', fields: { name: { type: 'text' }, sold_on: { type: 'date' } } }],
+      data: [{ object: 'item', records: [{ name: 'A', sold_on: '2026-02-30' }] }],
     };
     await stageDrafts(platform, scope, collectStack(stack, { draft: true }));
     expect((await publishPackage(platform, scope)).outcome).toBe('published');

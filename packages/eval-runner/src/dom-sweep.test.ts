@@ -1,5 +1,5 @@
 import { buildGraph, collectStack } from '@bvl/metadata';
-import type { DatasetSelection } from '@bvl/render-contract';
+import { type DatasetSelection, rendererProfile } from '@bvl/render-contract';
 import type { ViewRead } from '@bvl/runtime-probes';
 import { describe, expect, it } from 'vitest';
 import { type RowSource, SWEEP_VIEW_ROWS, sweepPublished } from './dom-sweep.ts';
@@ -87,7 +87,8 @@ describe('sweepPublished', () => {
 
   it('renders every view and dashboard with its real rows and counts red boxes and empty widgets per artifact', async () => {
     const { source, reads, queries } = fakeSource();
-    const sweep = await sweepPublished(graph, source);
+    // The February objectui draws unknown types as the red box (the newest degrades them).
+    const sweep = await sweepPublished(graph, source, rendererProfile('objectui-2026-02'));
     expect(sweep.artifacts.map((a) => [a.type, a.name, a.errorBoxes, a.emptyWidgets, a.rows])).toEqual([
       ['view', 'task.board', 0, 0, 2],
       ['view', 'task.default', 0, 0, 2],

@@ -1,5 +1,14 @@
 import type { DatasetNode, Graph, ViewNode } from '@bvl/metadata';
-import { type DatasetSelection, type DomSweep, renderToHtml, sweepDom, translateView, translateWidget } from '@bvl/render-contract';
+import {
+  type ComponentRegistry,
+  type DatasetSelection,
+  DEFAULT_REGISTRY,
+  type DomSweep,
+  renderToHtml,
+  sweepDom,
+  translateView,
+  translateWidget,
+} from '@bvl/render-contract';
 import { type ViewRead, viewRead, widgetSelection } from '@bvl/runtime-probes';
 
 /** Rows of a read, or why it failed (the platform's data engine answers in this shape). */
@@ -53,13 +62,13 @@ export interface DomSweepEvidence {
 
 const counts = (s: DomSweep) => ({ errorBoxes: s.errorBoxes, emptyWidgets: s.emptyWidgets, noData: s.noData, components: s.components });
 
-async function sweepView(view: ViewNode, graph: Graph, source: RowSource): Promise<SweptArtifact> {
-  const schema = translateView(view, graph);
+async function sweepView(view: ViewNode, graph: Graph, source: RowSource, registry: ComponentRegistry): Promise<SweptArtifact> {
+  const schema = translateView(view, graph, registry);
   let rows: RowsRead | undefined;
   // A form draws inputs, not records; a list view draws its first page of real rows.
   const read = view.kind === 'list' && view.object && graph.objects.has(view.object) ? viewRead(view) : undefined;
   if (read && view.object) rows = await source.readView(view.object, { ...read, limit: SWEEP_VIEW_ROWS });
-  const swept = sweepDom(renderToHtml(schema, rows?.ok ? { rows: rows.rows } : undefined));
+  const swept = sweepDom(renderToHtml(schema, rows?.ok ? { rows: rows.rows } : undefined, { registry }));
   return {
     type: 'view',
     name: view.name,
@@ -75,12 +84,13 @@ async function sweepView(view: ViewNode, graph: Graph, source: RowSource): Promi
  * renderer (`translateView`/`translateWidget` → `renderToHtml`) and sweeps the HTML with happy-dom
  * (`sweepDom`): a view with its first page of rows, each widget with the rows of its real dataset
  * query (the selection L3 probes run). Counts red error boxes, empty widgets and empty data states
- * per artifact. Reads go through `source`; the sweep itself writes nothing. Sorted by type and name.
+ * per artifact, as the renderer profile `registry` draws them (default: the newest objectui). Reads
+ * go through `source`; the sweep itself writes nothing. Sorted by type and name.
  */
-export async function sweepPublished(graph: Graph, source: RowSource): Promise<DomSweepEvidence> {
+export async function sweepPublished(graph: Graph, source: RowSource, registry: ComponentRegistry = DEFAULT_REGISTRY): Promise<DomSweepEvidence> {
   const artifacts: SweptArtifact[] = [];
   const views = [...graph.views.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const view of views) artifacts.push(await sweepView(view, graph, source));
+  for (const view of views) artifacts.push(await sweepView(view, graph, source, registry));
   const dashboards = [...graph.dashboards.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const dashboard of dashboards) {
     const widgets: SweptWidget[] = [];
@@ -96,7 +106,7 @@ export async function sweepPublished(graph: Graph, source: RowSource): Promise<D
               ok: false,
               error: dataset ? `dataset "${dataset.name}" gives the widget nothing to select` : `dataset "${widget.def.dataset ?? '(none)'}" does not exist`,
             };
-      const swept = sweepDom(renderToHtml(translateWidget(widget, dataset, dashboard), rows.ok ? { rows: rows.rows } : undefined));
+      const swept = sweepDom(renderToHtml(translateWidget(widget, dataset, dashboard, registry), rows.ok ? { rows: rows.rows } : undefined, { registry }));
       unknownTypes.push(...swept.unknownTypes);
       components += swept.components;
       widgets.push({

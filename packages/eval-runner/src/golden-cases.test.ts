@@ -30,7 +30,10 @@ describe('the golden suite', () => {
     for (const code of [
       'dangling_dataset',
       'unknown_measure',
-      'typeless_schema',
+      'view_type_fallback',
+      'widget_type_fallback',
+      'layout_binding_inferred',
+      'seed_value_invalid',
       'seed_not_applied',
       'unknown_dimension',
       'chart_field_unknown',
@@ -40,7 +43,7 @@ describe('the golden suite', () => {
       'unresolved_seed_reference',
       'seed_value_not_in_options',
       'inert_field',
-      'count_only_table',
+      'query_shape_degraded',
     ])
       expect(codes.has(code), code).toBe(true);
   });

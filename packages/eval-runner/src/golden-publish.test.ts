@@ -83,17 +83,23 @@ describe('the grader on defective publishes', () => {
   });
 
   it('seeds that never land (ADR-0038 #3) publish, and the grader fails the probe assertion naming the seed', async () => {
-    const c = golden('expense-tracker');
-    const { result, evidence } = await publishDoc(c, defective(c, 'seeds-never-land'));
+    const c = golden('inventory');
+    const { result, evidence } = await publishDoc(c, defective(c, 'movement-seeds-never-land'));
     expect(result.outcome).toBe('published');
-    expect(evidence.rowCounts.exp_department).toBe(0);
+    expect(evidence.rowCounts.inv_movement).toBe(0);
     expect(evidence.seedApplied).toMatchObject({ success: false });
     const failed = gradeAssertions(c.assertions, evidence).filter((r) => !r.pass);
     expect(failed).toEqual([
+      // The movement widget has nothing to show (no empty_query: the probe sees an empty object, not a broken query).
+      {
+        kind: 'widgets_return_rows',
+        pass: false,
+        evidence: { dashboards: ['inv_stock'], empty: ['inv_stock.flow'], failed: [], probeIssues: [], returnedRows: 6, widgets: 7 },
+      },
       {
         kind: 'probes_clean',
         pass: false,
-        evidence: { errors: [{ code: 'seed_not_applied', artifact: 'seed exp_department' }], checked: expect.any(Object) },
+        evidence: { errors: [{ code: 'seed_not_applied', artifact: 'seed inv_movement' }], checked: expect.any(Object) },
       },
     ]);
   });
