@@ -84,7 +84,7 @@ describe.runIf(present)('the HTML card in Chromium', () => {
     expect(await verdict.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(207, 34, 46)');
 
     const layers = await page.locator('.layers li').allInnerTexts();
-    expect(layers).toEqual(['✗ structure (3 errors)', '✗ renders (1 error)', '✓ 9 rows', '✓ 4/4 widgets return data']);
+    expect(layers).toEqual(['✗ structure (3 errors)', '✓ renders', '✓ 9 rows', '✓ 4/4 widgets return data', '⚠ 1 warning']);
     const failing = page.locator('[data-layer="structure"]');
     expect(await failing.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(255, 235, 233)');
 

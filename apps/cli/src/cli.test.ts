@@ -108,7 +108,7 @@ describe('bvl verify manners', () => {
     expect(r.out).toContain(
       'drafts/dashboards/exp_spending.json\n  dashboard exp_spending (draft)\n    error unknown_measure › total  drafts/dashboards/exp_spending.json:4:110\n',
     );
-    expect(r.out).toContain('  by layer: graph 2 errors · render 1 error\n');
+    expect(r.out).toContain('  by layer: graph 2 errors · render 1 warning\n');
     expect(r.out).toContain('9 component schemas rendered, 1 dataset compiled to SQL');
     for (const internal of ['ADR-0038', 'incident #', 'objectstack-format.md', 'compiledDatasets', '9 schemas', 'Invalid input'])
       expect(r.out).not.toContain(internal);
@@ -187,13 +187,13 @@ describe('bvl.config.json and baselines', () => {
     const dir = example();
     writeFileSync(
       join(dir, 'bvl.config.json'),
-      JSON.stringify({ rules: { typeless_schema: 'warning', dangling_dataset: 'off' }, ignore: ['drafts/views/**'] }),
+      JSON.stringify({ rules: { view_type_fallback: 'error', dangling_dataset: 'off' }, ignore: ['drafts/views/**'] }),
     );
     const r = await run(join(dir, 'drafts'), ['verify', '../app', '--drafts', '.', '--format', 'json']);
     expect(JSON.parse(r.out).issues.map((i: { code: string; severity: string }) => [i.code, i.severity])).toEqual([['unknown_measure', 'error']]);
-    writeFileSync(join(dir, 'bvl.config.json'), JSON.stringify({ rules: { typeless_schema: 'warning' } }));
+    writeFileSync(join(dir, 'bvl.config.json'), JSON.stringify({ rules: { view_type_fallback: 'error' } }));
     const downgraded = JSON.parse((await run(dir, ['verify', 'app', '--drafts', 'drafts', '--format', 'json'])).out).issues;
-    expect(downgraded.find((i: { code: string }) => i.code === 'typeless_schema').severity).toBe('warning');
+    expect(downgraded.find((i: { code: string }) => i.code === 'view_type_fallback').severity).toBe('error');
   });
 
   it.each([
@@ -215,7 +215,7 @@ describe('bvl.config.json and baselines', () => {
     expect(written.out).toContain('wrote 3 known issues to bvl-baseline.json');
     const file = JSON.parse(readFileSync(join(dir, 'bvl-baseline.json'), 'utf8'));
     expect(file).toMatchObject({ bvl: 'baseline', version: 1 });
-    expect(file.issues.map((e: { code: string }) => e.code).sort()).toEqual(['dangling_dataset', 'typeless_schema', 'unknown_measure']);
+    expect(file.issues.map((e: { code: string }) => e.code).sort()).toEqual(['dangling_dataset', 'unknown_measure', 'view_type_fallback']);
 
     const quiet = await run(dir, ['verify', 'app', '--drafts', 'drafts', '--baseline', 'bvl-baseline.json']);
     expect(quiet.code).toBe(0);

@@ -43,8 +43,8 @@ describe('bvl mcp (stdio)', () => {
     expect(r.isError).toBeFalsy();
     const out = r.structuredContent as { ok: boolean; issues: Array<{ code: string; severity: string; path: string }>; line: string };
     expect(out.ok).toBe(false);
-    expect(errors(out.issues)).toEqual(['unknown_measure', 'dangling_dataset', 'typeless_schema']);
-    expect(out.line).toBe('✗ structure (2 errors) · ✗ renders (1 error) · – rows (not published) · – widgets (not published)');
+    expect(errors(out.issues)).toEqual(['unknown_measure', 'dangling_dataset']);
+    expect(out.line).toBe('✗ structure (2 errors) · ✓ renders · – rows (not published) · – widgets (not published) · ⚠ 1 warning');
   });
 
   it('publish is refused while L1/L2 has an error, and nothing reaches the database', async () => {

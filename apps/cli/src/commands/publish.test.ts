@@ -211,7 +211,8 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     'embedded database: --data-dir places it, progress names each long step, runtime issues point into the file',
     async () => {
       const dataDir = join(cwd, `data-${randomBytes(3).toString('hex')}`);
-      const file = await stackFile({ objects: OBJECTS, data: [{ object: 'exp', externalId: 'title', records: [{ title: 'x', amount: 'abc' }] }] });
+      // A date that parses but does not exist: only the database refuses it, after publish.
+      const file = await stackFile({ objects: OBJECTS, data: [{ object: 'exp', externalId: 'title', records: [{ title: 'x', paid_on: '2026-02-30' }] }] });
       const io = recordingIo(cwd, { BVL_PROGRESS: '1', BVL_DATA_DIR: join(cwd, 'not-this-one') });
       const r = await publish([file, '--data-dir', dataDir, '--tenant', tenant(), '--format', 'json'], io);
       expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);

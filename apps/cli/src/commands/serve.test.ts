@@ -41,7 +41,7 @@ describe('bvl serve', () => {
     const r = await fetch(`${url}/v1/tenants/demo/packages/expense/verify`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
     const body = (await r.json()) as { ok: boolean; issues: Array<{ code: string; severity: string }> };
     expect(body.ok).toBe(false);
-    expect(body.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'typeless_schema']);
+    expect(body.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['unknown_measure', 'dangling_dataset']);
   });
 
   it('stops cleanly on SIGTERM', async () => {

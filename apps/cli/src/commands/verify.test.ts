@@ -86,9 +86,9 @@ describe('bvl verify', () => {
     });
     expect(run0.originalUriBaseIds.SRCROOT.uri).toMatch(/^file:\/\/.*\/$/);
     expect(run0.automationDetails).toEqual({ id: 'bvl/verify/' });
-    const rule = run0.tool.driver.rules.find((x: any) => x.id === 'typeless_schema');
+    const rule = run0.tool.driver.rules.find((x: any) => x.id === 'view_type_fallback');
     expect(rule.help.markdown).toContain('**How to fix.**');
-    expect(rule.helpUri).toMatch(/#typeless_schema$/);
+    expect(rule.helpUri).toMatch(/#view_type_fallback$/);
   });
 
   it('places every issue in its file: pointer, line and column beside the artifact path, and the patch in file coordinates', async () => {
