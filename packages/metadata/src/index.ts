@@ -37,6 +37,7 @@ export {
   type ViewNode,
   type WidgetNode,
 } from './graph.ts';
+export { INPUT_LIMITS, type JsonShape, scanJson } from './input-bounds.ts';
 export { childPointer, pointer } from './json-pointer.ts';
 export { PLATFORM_OBJECTS } from './platform-objects.ts';
 export { MAX_FILE_BYTES, readSource, SourceError } from './read-source.ts';
