@@ -120,6 +120,35 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  '0004_publish_safety': {
+    async up(db: Kysely<unknown>) {
+      // Never-raising parsers: a republish that changes a field's type counts the rows that would
+      // not convert (instead of failing the DDL on the first one), and converts with them when
+      // allowed. PL/pgSQL, so they run on PostgreSQL 15 (no pg_input_is_valid) and on PGlite.
+      for (const [name, type] of Object.entries(TRY_PARSERS)) {
+        await sql`create or replace function ${sql.id('bvl', name)}(v text) returns ${sql.raw(type)} language plpgsql stable as $$
+          begin return v::${sql.raw(type)}; exception when others then return null; end $$`.execute(db);
+      }
+      // A tenant schema is bvl's when it carries bvl's mark (set when bvl creates it). The schemas of
+      // tenants registered before the mark existed were created by bvl: mark them.
+      await sql`do $$ declare r record; begin
+          for r in select t.id, t.schema_name from bvl.tenants t join pg_catalog.pg_namespace n on n.nspname = t.schema_name
+                   where obj_description(n.oid, 'pg_namespace') is null loop
+            execute format('comment on schema %I is %L', r.schema_name, 'bvl:tenant:' || r.id);
+          end loop;
+        end $$`.execute(db);
+    },
+  },
+};
+
+/** The `bvl.try_*(text)` parsers migration 0004 creates, and the type each returns (null when the text is not one). */
+export const TRY_PARSERS: Readonly<Record<string, string>> = {
+  try_numeric: 'numeric',
+  try_float8: 'double precision',
+  try_boolean: 'boolean',
+  try_date: 'date',
+  try_timestamptz: 'timestamptz',
+  try_time: 'time',
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

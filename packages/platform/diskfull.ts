@@ -1,0 +1,16 @@
+import { collectStack } from '@bvl/metadata';
+import { openPlatform, publishPackage, stageDrafts } from './src/index.ts';
+const t0 = Date.now();
+const log = (...a: unknown[]) => console.log(((Date.now() - t0) / 1000).toFixed(1), ...a);
+const p = await openPlatform({ dataDir: '/tmp/bvl-rel-tmpfs/data' });
+log('opened');
+const records = Array.from({ length: Number(process.argv[2] ?? 100000) }, (_, i) => ({ name: `n${i}`, body: 'x'.repeat(200) }));
+const scope = { tenant: 'full', package: 'app' };
+await stageDrafts(p, scope, collectStack({ objects: [{ name: 'small', fields: { name: { type: 'text' } } }, { name: 'big', fields: { name: { type: 'text' }, body: { type: 'text' } } }], data: [{ object: 'small', records: [{ name: 'a' }] }, { object: 'big', records }] }, { draft: true }));
+log('staged');
+const timer = setInterval(() => log('tick'), 5000);
+const r = await publishPackage(p, scope);
+log(r.outcome, r.outcome === 'published' ? JSON.stringify({ ...r.seedApplied, errors: r.seedApplied.errors.slice(0, 3) }).slice(0, 1500) : (r as any).error);
+if (r.outcome === 'published') log(r.issues.map((i) => i.message));
+await p.close();
+log('closed');
