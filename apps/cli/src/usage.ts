@@ -3,4 +3,4 @@ export const VERIFY_USAGE = `usage: bvl verify <stack.json | folder> [--drafts <
 
 /** Usage text of `bvl publish`. */
 export const PUBLISH_USAGE =
-  'usage: bvl publish <stack.json | folder> [--drafts <stack.json | folder>] [--format pretty|json|sarif] [--tenant t] [--package p]';
+  'usage: bvl publish <stack.json | folder> [--drafts <stack.json | folder>] [--format pretty|json|sarif] [--tenant t] [--package p] [--allow-data-change]';

@@ -54,6 +54,7 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
     format: { type: 'string' },
     tenant: { type: 'string' },
     package: { type: 'string' },
+    'allow-data-change': { type: 'boolean' },
   });
   const stack = oneStackArg(positionals, 'publish', PUBLISH_USAGE);
   const format = parseFormat(values.format);
@@ -91,6 +92,8 @@ export async function publishCommand(argv: string[], io: CliIo): Promise<number>
     // under the package lock the publish holds: a concurrent run waits its turn.
     const result = await publishBuild(platform, {
       ...scope,
+      // A republish that would lose or change existing rows proceeds only when asked (then says what changed).
+      ...(values['allow-data-change'] ? { allowDataChange: true } : {}),
       prepare: async (pinned) => {
         await discardDrafts(pinned, scope).catch(() => 0);
         await stageDrafts(pinned, scope, stage);
