@@ -32,6 +32,16 @@ export function sqlState(e: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
+/** Whether an error means this connection is gone (the server ended it, the socket broke), while another may still work. */
+export function isConnectionLost(e: unknown): boolean {
+  const state = sqlState(e);
+  if (state) return /^(08|57P0)/.test(state);
+  const message = e instanceof Error ? e.message : String(e);
+  return /connection terminated|client has encountered a connection error|not queryable|connection has been discarded|ECONNRESET|EPIPE|socket hang up/i.test(
+    message,
+  );
+}
+
 /**
  * Whether an error means the database as a whole is unusable for this run, not that one statement
  * or value was wrong: the connection is gone (class 08, an admin shutdown or termination), the disk
@@ -43,7 +53,7 @@ export function isDatabaseFailure(e: unknown): boolean {
   if (state) return /^(08|53|57P0|58|XX)/.test(state);
   // No SQLSTATE: the driver's own connection errors ("Connection terminated", a closed client, a socket error).
   const message = e instanceof Error ? e.message : String(e);
-  return /connection terminated|client has encountered a connection error|not queryable|ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|Connection terminated unexpectedly/i.test(
+  return /connection terminated|client has encountered a connection error|not queryable|connection has been discarded|ECONNRESET|ECONNREFUSED|EPIPE|socket hang up/i.test(
     message,
   );
 }

@@ -36,9 +36,9 @@ const LITE = Symbol('pglite');
 /**
  * Free space PGlite's data folder must keep. PGlite cannot survive a full disk: when the
  * write-ahead log cannot grow it stops responding, at full CPU, with the event loop blocked, so no
- * timeout can interrupt it. bvl therefore checks the disk before each statement and refuses to
- * write below this reserve (a 16 MB WAL segment and a large statement fit in it), with one clear
- * error (SQLSTATE 53100, as PostgreSQL's own disk-full error).
+ * timeout can interrupt it. bvl therefore checks the disk before each statement that writes and
+ * refuses it below this reserve (a 16 MB WAL segment and a large statement fit in it), with one
+ * clear error (SQLSTATE 53100, as PostgreSQL's own disk-full error). Reads still run.
  */
 export const PGLITE_DISK_RESERVE = 64 * 1024 * 1024;
 /** Room a new PGlite data folder takes on its first open (initdb). */
@@ -66,14 +66,14 @@ function diskFull(dir: string, free: number, reserve: number): Error {
   );
 }
 
-/** Statements that only release work (they must run even on a full disk). */
-const RELEASING = /^\s*(rollback|release\b)/i;
+/** Statements that read or end work (they run on a full disk too): reads, transaction control (a commit writes one small record), settings. */
+const NOT_WRITING = /^\s*(select|show|explain|begin|start transaction|savepoint|release|rollback|commit|set|reset)\b/i;
 
 /** PGlite behind a check of its disk before every statement (see {@link PGLITE_DISK_RESERVE}). */
 function guardDisk(lite: PGlite, dir: string, reserve: number): PGlite {
   return {
     query: (text: string, params?: unknown[]) => {
-      if (!RELEASING.test(text)) {
+      if (!NOT_WRITING.test(text)) {
         const free = freeBytes(dir);
         if (free !== undefined && free < reserve) return Promise.reject(diskFull(dir, free, reserve));
       }

@@ -3,7 +3,7 @@ import { type Graph, redraftedContainers } from '@bvl/metadata';
 import { type Checked, verify } from '@bvl/verify';
 import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
-import { describeDbError, sqlState } from './describe-db-error.ts';
+import { describeDbError, isConnectionLost, sqlState } from './describe-db-error.ts';
 import { diffSchema } from './diff-schema.ts';
 import { type OverlayRow, overlayOf } from './overlay-of.ts';
 import { planTables } from './plan-tables.ts';
@@ -205,22 +205,30 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   };
 }
 
-/** Writes the seed report into the publish log; falls back to the pool when the pinned connection is gone. Returns the error when neither could. */
+/**
+ * Writes the seed report into the publish log. When the pinned connection was lost (PostgreSQL),
+ * it goes through the pool instead; on PGlite the pinned connection is the only one (waiting for
+ * another would never end). Returns the error when it could not be written.
+ */
 async function recordSeedReport(ctx: PlatformContext, id: number, report: SeedApplied): Promise<string | undefined> {
-  let last: unknown;
-  for (const db of ctx.pool && ctx.pool !== ctx.db ? [ctx.db, ctx.pool] : [ctx.db]) {
+  const write = (db: Kysely<BvlDatabase>) =>
+    db
+      .updateTable('bvl.publish_log')
+      .set({ seed_applied: JSON.stringify(report) })
+      .where('id', '=', id)
+      .execute();
+  try {
+    await write(ctx.db);
+    return undefined;
+  } catch (e) {
+    if (!(ctx.engine === 'postgres' && ctx.pool && ctx.pool !== ctx.db && isConnectionLost(e))) return describeDbError(e);
     try {
-      await db
-        .updateTable('bvl.publish_log')
-        .set({ seed_applied: JSON.stringify(report) })
-        .where('id', '=', id)
-        .execute();
+      await write(ctx.pool);
       return undefined;
-    } catch (e) {
-      last = e;
+    } catch (again) {
+      return describeDbError(again);
     }
   }
-  return describeDbError(last);
 }
 
 /** The one error a publish that committed but could not finish what follows carries. */
