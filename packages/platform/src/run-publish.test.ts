@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { collectStack, readSource } from '@bvl/metadata';
 import { verify } from '@bvl/verify';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPORA_DIR, openTestPlatform, tenants } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
