@@ -117,13 +117,12 @@ async function attempt<T>(db: Db, fn: () => Promise<T>): Promise<Attempt<T>> {
   }
 }
 
-/** A record that cannot be written as it stands, and the field that decides it. */
-class RecordRefused extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
+/** toColumnValue, with a crash of the conversion turned into that value's error (never the seed's). */
+function storableValue(value: unknown, type: ColumnType, now: Date): ReturnType<typeof toColumnValue> {
+  try {
+    return toColumnValue(value, type, now);
+  } catch (e) {
+    return { ok: false, error: `the value could not be converted: ${e instanceof Error ? e.message : String(e)}` };
   }
 }
 
@@ -328,31 +327,33 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       const record = records[i]!;
       const row: Record<string, unknown> = {};
       const lookups: Prepared['lookups'] = [];
-      try {
-        for (const [key, value] of Object.entries(record)) {
-          const plan = planOf(key);
-          if (!plan) {
-            if (!unknownReported.has(key)) err(i, `object "${seed.object}" has no field "${key}"; the value was dropped (reported once per seed)`, key);
-            unknownReported.add(key);
-            continue;
-          }
-          if (plan.relation) {
-            const keys = lookupKeys(value, plan.relation.multiple);
-            if (typeof keys === 'string') err(i, keys, key);
-            else if (keys.length === 0) row[plan.column] = plan.relation.multiple && Array.isArray(value) ? [] : null;
-            else lookups.push({ field: key, target: plan.relation.target, multiple: plan.relation.multiple, keys });
-            continue;
-          }
-          const v = toColumnValue(value, plan.type, run.now);
-          if (!v.ok) throw new RecordRefused(key, `row not written: ${v.error}`);
-          row[plan.column] = v.value;
+      // A value that cannot be stored (a CEL value that does not evaluate, a list for a number) fails
+      // its record, never the seed: each record is written whole or not at all.
+      let refused: { field: string; message: string } | undefined;
+      for (const [key, value] of Object.entries(record)) {
+        const plan = planOf(key);
+        if (!plan) {
+          if (!unknownReported.has(key)) err(i, `object "${seed.object}" has no field "${key}"; the value was dropped (reported once per seed)`, key);
+          unknownReported.add(key);
+          continue;
         }
-      } catch (e) {
-        // A value that cannot be stored (a CEL value that does not evaluate, a list for a number)
-        // fails its record, never the seed: each record is written whole or not at all.
+        if (plan.relation) {
+          const keys = lookupKeys(value, plan.relation.multiple);
+          if (typeof keys === 'string') err(i, keys, key);
+          else if (keys.length === 0) row[plan.column] = plan.relation.multiple && Array.isArray(value) ? [] : null;
+          else lookups.push({ field: key, target: plan.relation.target, multiple: plan.relation.multiple, keys });
+          continue;
+        }
+        const v = storableValue(value, plan.type, run.now);
+        if (v.ok) row[plan.column] = v.value;
+        else {
+          refused = { field: key, message: `row not written: ${v.error}` };
+          break;
+        }
+      }
+      if (refused) {
         outcome.failed++;
-        if (e instanceof RecordRefused) err(i, e.message, e.field);
-        else err(i, `row not written: its values could not be prepared: ${e instanceof Error ? e.message : String(e)}`);
+        err(i, refused.message, refused.field);
         continue;
       }
       if (!('created_at' in row) && planOf('created_at')) row.created_at = run.nowIso;
