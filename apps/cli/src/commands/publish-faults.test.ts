@@ -18,9 +18,10 @@ const postgres = process.env.BVL_TEST_ENGINE === 'postgres' && process.env.DATAB
 const env: { DATABASE_URL?: string } = postgres ? { DATABASE_URL: postgres } : {};
 let cwd: string;
 const tenantsMade: Array<{ url?: string; tenant: string }> = [];
-const tenant = (url = postgres) => {
+/** A tenant id for this run; dropped afterwards from the database at `cleanup` (none: nothing to drop). */
+const tenant = (cleanup: string | undefined = postgres) => {
   const t = `flt_${process.pid}_${randomBytes(3).toString('hex')}`;
-  tenantsMade.push({ ...(url ? { url } : {}), tenant: t });
+  tenantsMade.push({ ...(cleanup ? { url: cleanup } : {}), tenant: t });
   return t;
 };
 
@@ -307,7 +308,8 @@ describe('bvl publish under faults', { timeout: 300_000 }, () => {
       // bvl's own tables stay on the main disk; the tenant's tables go to the small one.
       await (await openPlatform({ databaseUrl: small.toString() })).close();
       await admin.query(`alter database ${name} set default_tablespace = ${name}`);
-      const t = tenant(small.toString());
+      // The whole database is dropped afterwards.
+      const t = `flt_${process.pid}_${randomBytes(3).toString('hex')}`;
       const r = await publish([await stackFile(threeSeeds(2000)), '--tenant', t], recordingIo(cwd, { DATABASE_URL: small.toString() }));
       expect(r.code).toBe(EXIT.errors);
       expect(r.io.err()).toBe('');
