@@ -280,6 +280,10 @@ describe('bvl publish under faults', { timeout: 300_000 }, () => {
       const full =
         'PGlite at <dir>/.bvl/data: its disk has <n> MB free, under the 64 MB bvl keeps free (PGlite stops responding on a full disk); free disk space, or set DATABASE_URL to use PostgreSQL';
       expect(normalized(essentials(r.json()), { '<tenant>': t, '<dir>': disk.dir })).toEqual(stoppedAtBig(full, 2000, { logLost: true, probesLost: full }));
+      // The next run on that disk stops at once, before opening PGlite, with the same clear line.
+      const again = recordingIo(disk.dir, {});
+      expect(await publishCommand([await stackFile({ objects: [] }, disk.dir), '--tenant', t], again)).toBe(EXIT.cannotRun);
+      expect(normalized(again.err(), { '<dir>': disk.dir })).toBe(`bvl: cannot open the database: cannot open ${full}\n`);
     } finally {
       disk.cleanup();
     }
