@@ -13,7 +13,7 @@ export default defineConfig({
             {
               test: {
                 name: 'postgres',
-                include: ['src/commands/publish.test.ts', 'src/commands/build.test.ts'],
+                include: ['src/commands/publish*.test.ts', 'src/commands/build.test.ts'],
                 env: { BVL_TEST_ENGINE: 'postgres' },
                 ...bounds,
               },

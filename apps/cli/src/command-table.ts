@@ -70,6 +70,7 @@ Exit codes as bvl verify, for what remains after fixing: 0 no error, 1 errors re
   --tenant <t>         the tenant to publish to (default "default")
   --package <p>        the package the artifacts belong to (default "default")
   --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
+  --allow-data-change  let a republish convert rows a type or option change would lose (refused otherwise, rows counted)
 ${REPORT_FLAGS}`,
     load: async () => (await import('./commands/publish.ts')).run,
   },

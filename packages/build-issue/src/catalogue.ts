@@ -243,6 +243,36 @@ export const CATALOGUE = {
   },
   widget_query_failed: { layer: 'runtime', impact: 'breaks', severity: 'error', summary: "A widget's real query fails on the database." },
   probes_unavailable: { layer: 'runtime', impact: 'unverified', severity: 'warning', summary: 'A plane could not be probed.' },
+  data_loss_on_republish: {
+    layer: 'runtime',
+    impact: 'wrong-numbers',
+    severity: 'error',
+    summary: 'A republish would lose or change rows already there (a type or cardinality change, a removed option); refused unless allowDataChange.',
+  },
+  data_changed_on_republish: {
+    layer: 'runtime',
+    impact: 'degrades',
+    severity: 'warning',
+    summary: 'A republish changed rows already there, as allowDataChange allowed.',
+  },
+  rows_violate_constraint: {
+    layer: 'runtime',
+    impact: 'breaks',
+    severity: 'error',
+    summary: 'Rows already there break a new unique or storage.notNull constraint.',
+  },
+  seed_replace_deletes_rows: {
+    layer: 'runtime',
+    impact: 'degrades',
+    severity: 'warning',
+    summary: "A mode 'replace' seed deletes every row of its object on each publish.",
+  },
+  publish_interrupted: {
+    layer: 'runtime',
+    impact: 'breaks',
+    severity: 'error',
+    summary: 'The publish committed, but what follows it (seeds, probes, their record) stopped on a database failure.',
+  },
   intent_mismatch: { layer: 'intent', impact: 'degrades', severity: 'warning', summary: "The app does not match the user's stated goal." },
 } as const satisfies Record<string, PolicyEntry>;
 

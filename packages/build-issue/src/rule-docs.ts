@@ -255,6 +255,39 @@ export const RULE_DOCS = {
     example: '{ "id": "total", "type": "metric", "dataset": "exp_expense_metrics", "values": ["total_amount", "expense_count"] }',
     fix: 'Select only what the component shows, or pick a component that shows all of it (a table, a bar chart).',
   },
+  data_loss_on_republish: {
+    meaning:
+      'Publishing again would lose or change rows already in a table: a datetime became a date, a multiple lookup became single, a multiselect became a select, text that does not parse as the new type, an option removed while rows still hold it.',
+    why: 'The change is silent otherwise: times are cut off, all but one value of a list is dropped, rows keep values no option offers. bvl counts the rows and refuses until you decide.',
+    example: '"due_at": { "type": "datetime" }  →  "due_at": { "type": "date" }  (with 120 rows that have a time of day)',
+    fix: 'Keep the old type, or publish with allowDataChange (--allow-data-change) to convert the rows as the message describes.',
+  },
+  data_changed_on_republish: {
+    meaning: 'A republish changed rows already in a table, as allowDataChange allowed (the message counts them and says how).',
+    why: 'The data is converted, not lost silently, but the rows are not what they were: check that the app still means what it did.',
+    example: '"tags": { "type": "multiselect" }  →  "tags": { "type": "select" }  (each row keeps its first tag)',
+    fix: 'Nothing to fix if the conversion was intended; otherwise restore the rows from a backup and revert the field.',
+  },
+  rows_violate_constraint: {
+    meaning:
+      'Rows already in a table break a constraint the new metadata adds: a unique field with repeated values, or a storage.notNull field with empty values.',
+    why: 'The database cannot build the unique index or NOT NULL constraint, so the publish is refused before any table changes.',
+    example: '"code": { "type": "text", "unique": true }  (while two rows share the code "A1")',
+    fix: 'Clean up the rows the message counts (or drop the constraint), then publish again.',
+  },
+  seed_replace_deletes_rows: {
+    meaning: "A seed with mode 'replace' empties its object's table before writing its records, on every publish.",
+    why: 'Rows users added to that object are deleted each time the package is published.',
+    example: '{ "object": "crm_stage", "mode": "replace", "records": [ … ] }',
+    fix: "Use mode 'upsert' unless the table must hold exactly the seed's records.",
+  },
+  publish_interrupted: {
+    meaning:
+      'The publish committed (its metadata and tables are live), but what follows it — the seeds, the probes, or their record — stopped on a database failure (a lost connection, a full disk).',
+    why: 'The app is published but not seeded or not verified at runtime; without this issue the gap would look like success.',
+    example: 'seeds: 3 rows inserted; seed "b_big" rolled back, "c_after" not run: Connection terminated unexpectedly',
+    fix: 'Fix the database (free disk space, restore the connection) and publish again: the published metadata stays, the seeds and probes run again.',
+  },
   intent_mismatch: {
     meaning: 'The app, as built, does not match what the user asked for (reserved for the intent review).',
     why: 'A structurally sound app can still miss the point: a missing entity, a dashboard about the wrong thing.',

@@ -1,4 +1,4 @@
-import { type BuildIssue, makeIssue } from '@bvl/build-issue';
+import { type BuildIssue, type IssueCode, makeIssue } from '@bvl/build-issue';
 import type { Graph } from '@bvl/metadata';
 import type { Finding, Rule } from './define-rule.ts';
 import { RULES } from './rules/index.ts';
@@ -38,18 +38,38 @@ export function toIssue(graph: Graph, f: Finding): BuildIssue {
   });
 }
 
+/** L1 issues listed per artifact and code; the rest are counted in one issue of that code. */
+export const MAX_ISSUES_PER_ARTIFACT_CODE = 100;
+/** L1 issues listed per run; past it, one issue counts the rest (the report stays a readable size). */
+export const MAX_LINT_ISSUES = 20_000;
+
 /**
  * L1: runs every rule over the prebuilt graph and returns their issues. A rule that throws is a
  * bug, not a finding about the metadata; it is reported once as an issue (never a crash) so the
- * rest of the verification still reaches the agent.
+ * rest of the verification still reaches the agent. The output is bounded as the rules stream it
+ * (a seed of 500,000 bad records is not 500,000 issues): at most {@link MAX_ISSUES_PER_ARTIFACT_CODE}
+ * per artifact and code and {@link MAX_LINT_ISSUES} in all, each cut counted in one issue.
  */
 export function lintGraph(graph: Graph, rules: readonly Rule[] = RULES): BuildIssue[] {
   const issues: BuildIssue[] = [];
+  const listed = new Map<string, { first: BuildIssue; listed: number; more: number }>();
+  let beyond: { first: BuildIssue; more: number } | undefined;
+  const add = (issue: BuildIssue) => {
+    const key = `${issue.code}\u0000${issue.artifact.type}\u0000${issue.artifact.name}`;
+    const group = listed.get(key) ?? { first: issue, listed: 0, more: 0 };
+    listed.set(key, group);
+    if (group.listed >= MAX_ISSUES_PER_ARTIFACT_CODE) group.more++;
+    else if (issues.length >= MAX_LINT_ISSUES) beyond = { first: beyond?.first ?? issue, more: (beyond?.more ?? 0) + 1 };
+    else {
+      group.listed++;
+      issues.push(issue);
+    }
+  };
   for (const rule of rules) {
     try {
       for (const f of rule.check(graph)) {
         if (!rule.meta.codes.includes(f.code)) throw new Error(`rule ${rule.meta.name} emitted ${f.code}, which its meta does not declare`);
-        issues.push(toIssue(graph, f));
+        add(toIssue(graph, f));
       }
     } catch (e) {
       issues.push(
@@ -61,5 +81,27 @@ export function lintGraph(graph: Graph, rules: readonly Rule[] = RULES): BuildIs
       );
     }
   }
+  for (const { first, more } of listed.values()) {
+    if (more === 0) continue;
+    issues.push(
+      makeIssue({
+        code: first.code as IssueCode,
+        artifact: first.artifact,
+        message: `${first.artifact.type} "${first.artifact.name}" has ${more.toLocaleString('en-US')} more ${first.code} issues like the ${MAX_ISSUES_PER_ARTIFACT_CODE} listed; bvl lists at most ${MAX_ISSUES_PER_ARTIFACT_CODE} per artifact and code.`,
+        fix: 'Fix the listed ones (the rest share their cause, usually one wrong value repeated), then verify again.',
+        draft: first.draft === true,
+      }),
+    );
+  }
+  if (beyond)
+    issues.push(
+      makeIssue({
+        code: beyond.first.code as IssueCode,
+        artifact: beyond.first.artifact,
+        message: `${beyond.more.toLocaleString('en-US')} more issues were found and not listed; bvl lists at most ${MAX_LINT_ISSUES.toLocaleString('en-US')} graph issues per run.`,
+        fix: 'Fix the listed issues, then verify again to see the rest.',
+        draft: beyond.first.draft === true,
+      }),
+    );
   return issues;
 }

@@ -3,9 +3,10 @@ import { join, relative, resolve } from 'node:path';
 import type { ArtifactSet, SourceNotice } from './artifact.ts';
 import { collectFolder, collectStack, FOLDER_DIRS, type FolderFile } from './collect-artifacts.ts';
 import { didYouMean } from './edit-distance.ts';
+import { INPUT_LIMITS, scanJson, setProblem, shapeProblem } from './input-bounds.ts';
 
 /** Largest stack file or artifact file bvl reads (bytes). */
-export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+export const MAX_FILE_BYTES = INPUT_LIMITS.fileBytes;
 
 /** A source that could not be read at all (missing, unreadable, not JSON): the CLI exits 2. */
 export class SourceError extends Error {
@@ -45,8 +46,10 @@ export async function readSource(path: string, options: ReadSourceOptions = {}):
     const { files, notices } = await readFolder(abs, root, options.overrides);
     const set = collectFolder(files, { root, draft });
     const texts = new Map(files.map((f) => [`${root}/${f.path}`, f.text]));
-    return withTexts({ ...set, notices: [...notices, ...(set.notices ?? [])] }, texts);
+    return withTexts(bounded(path, { ...set, notices: [...notices, ...(set.notices ?? [])] }), texts);
   }
+  // A FIFO or device would block the read forever (or never end): only regular files are read.
+  if (!info.isFile()) throw new SourceError(`cannot read ${path}: it is not a regular file (a FIFO, socket or device); give a stack file or a folder`);
   const override = options.overrides?.get(path);
   if (override !== undefined) return withTexts(parseStack(override, path, draft), new Map([[path, override]]));
   if (info.size > MAX_FILE_BYTES) throw new SourceError(`cannot read ${path}: ${info.size} bytes is over the ${MAX_FILE_BYTES}-byte limit`);
@@ -57,13 +60,23 @@ export async function readSource(path: string, options: ReadSourceOptions = {}):
 }
 
 function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
+  // Counted before parsing: a parse of a hostile file is where the memory would go.
+  const shape = shapeProblem(scanJson(text), true);
+  if (shape) throw new SourceError(`${file} ${shape}`);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (e) {
     throw new SourceError(`${file} is not valid JSON: ${(e as Error).message}`);
   }
-  return collectStack(doc, { file, draft });
+  return bounded(file, collectStack(doc, { file, draft }));
+}
+
+/** The set, or a SourceError when it is past a limit of {@link INPUT_LIMITS}. */
+function bounded(path: string, set: ArtifactSet): ArtifactSet {
+  const problem = setProblem(set);
+  if (problem) throw new SourceError(`${path} ${problem}`);
+  return set;
 }
 
 const withTexts = (set: ArtifactSet, texts: ReadonlyMap<string, string>): ArtifactSet => {
@@ -85,6 +98,9 @@ async function readFolder(
     const near = entries.flatMap((e) => (e.isDirectory() ? didYouMean(e.name, known, 1).map((k) => `${e.name}/ → ${k}/`) : []));
     throw new SourceError(`${label} has none of the artifact folders ${known.join(', ')}${near.length ? ` (rename ${near.join(', ')}?)` : ''}`);
   }
+  let bytes = 0;
+  let items = 0;
+  let containers = 0;
   for (const dir of entries) {
     if (dir.name.startsWith('.') || dir.name === 'node_modules') continue;
     if (!dir.isDirectory()) {
@@ -103,6 +119,8 @@ async function readFolder(
     const inner = (await readdir(join(root, dir.name), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const f of inner) {
       const rel = `${dir.name}/${f.name}`;
+      if (!f.isFile() && !f.isDirectory() && f.name.endsWith('.json'))
+        throw new SourceError(`cannot read ${label}: ${rel} is not a regular file (a FIFO, socket or device)`);
       if (!f.isFile() || !f.name.endsWith('.json')) {
         if (!f.name.startsWith('.'))
           notices.push({
@@ -115,8 +133,17 @@ async function readFolder(
       }
       const full = join(root, dir.name, f.name);
       const override = overrides?.get(`${label}/${rel}`);
-      const size = override === undefined ? (await stat(full)).size : 0;
+      const size = override === undefined ? (await stat(full)).size : override.length;
+      bytes += Math.min(size, MAX_FILE_BYTES);
+      if (bytes > INPUT_LIMITS.folderBytes)
+        throw new SourceError(`cannot read ${label}: its files hold more than the ${INPUT_LIMITS.folderBytes}-byte limit of a folder`);
       const text = override ?? (size > MAX_FILE_BYTES ? '"file too large"' : await readFile(full, 'utf8'));
+      // Counted before parsing, across the folder: a parse of hostile files is where the memory would go.
+      const shape = scanJson(text);
+      items += Math.max(1, shape.listItems);
+      containers += shape.containers;
+      const problem = shapeProblem({ containers, listItems: 0, stackItems: items }, true);
+      if (problem) throw new SourceError(`${label} ${problem}`);
       files.push({ path: relative(root, full).split('\\').join('/'), text });
     }
   }

@@ -130,6 +130,11 @@ export interface PlatformContext {
   readonly db: Kysely<BvlDatabase>;
   readonly now: () => Date;
   readonly engine: EngineKind;
+  /**
+   * When `db` is one pinned connection (withPackageLock), the pool it came from: what a publish
+   * records after its commit goes through it when the pinned connection is lost.
+   */
+  readonly pool?: Kysely<BvlDatabase> | undefined;
 }
 
 /** Tenant tables: named by object, columns by field; their types are not known statically. */

@@ -13,6 +13,10 @@ export interface ExistingForeignKey {
 export interface ExistingTable {
   readonly columns: ReadonlyMap<string, ColumnType | 'other'>;
   readonly foreignKeys: readonly ExistingForeignKey[];
+  /** Columns declared NOT NULL. */
+  readonly notNull?: ReadonlySet<string> | undefined;
+  /** Unique indexes bvl created (named `uq_…`). */
+  readonly uniques?: readonly string[] | undefined;
 }
 
 /** A tenant schema as the database has it now. */
@@ -35,7 +39,17 @@ export type SchemaStep =
       readonly references: ForeignKeyPlan;
       readonly validate: boolean;
     }
-  | { readonly kind: 'create_index'; readonly table: string; readonly name: string; readonly columns: readonly string[] };
+  | {
+      readonly kind: 'create_index';
+      readonly table: string;
+      readonly name: string;
+      readonly columns: readonly string[];
+      readonly unique?: boolean | undefined;
+      readonly nullSafe?: readonly string[] | undefined;
+    }
+  | { readonly kind: 'drop_index'; readonly table: string; readonly name: string }
+  | { readonly kind: 'set_not_null'; readonly table: string; readonly column: string }
+  | { readonly kind: 'drop_not_null'; readonly table: string; readonly column: string };
 
 /** The constraint name of a lookup column's foreign key. */
 export function foreignKeyName(table: string, column: string): string {
@@ -47,13 +61,16 @@ export function foreignKeyName(table: string, column: string): string {
  * no longer mentions is kept (publishing never drops data); a changed field type alters the column
  * in place; foreign keys bvl owns are dropped and re-added when their target or delete rule changes.
  * New foreign keys on tables that already hold rows are added NOT VALID (old rows are not
- * re-checked; new writes are). Pure.
+ * re-checked; new writes are). Constraints follow the fields: NOT NULL (`storage.notNull`) and
+ * unique indexes are added and dropped with them; relaxing goes first, tightening last. Pure.
  */
 export function diffSchema(planned: readonly TablePlan[], existing: ExistingSchema): SchemaStep[] {
   const creates: SchemaStep[] = [];
   const columns: SchemaStep[] = [];
   const drops: SchemaStep[] = [];
+  const relax: SchemaStep[] = [];
   const adds: SchemaStep[] = [];
+  const tighten: SchemaStep[] = [];
   const indexes: SchemaStep[] = [];
   for (const table of planned) {
     const have = existing.tables.get(table.name);
@@ -61,11 +78,21 @@ export function diffSchema(planned: readonly TablePlan[], existing: ExistingSche
     else {
       for (const column of table.columns) {
         const current = have.columns.get(column.name);
-        if (current === undefined) columns.push({ kind: 'add_column', table: table.name, column });
-        else if (column.origin !== 'id' && (current === 'other' || !sameColumnType(current, column.type))) {
+        if (current === undefined) {
+          columns.push({ kind: 'add_column', table: table.name, column });
+          if (column.notNull) tighten.push({ kind: 'set_not_null', table: table.name, column: column.name });
+          continue;
+        }
+        if (column.origin !== 'id' && (current === 'other' || !sameColumnType(current, column.type))) {
           columns.push({ kind: 'alter_column_type', table: table.name, column: column.name, from: current, to: column.type });
         }
+        if (column.origin !== 'field') continue;
+        const isNotNull = have.notNull?.has(column.name) === true;
+        if (column.notNull && !isNotNull) tighten.push({ kind: 'set_not_null', table: table.name, column: column.name });
+        else if (!column.notNull && isNotNull) relax.push({ kind: 'drop_not_null', table: table.name, column: column.name });
       }
+      const wantedUniques = new Set(table.indexes.filter((i) => i.unique).map((i) => i.name));
+      for (const name of have.uniques ?? []) if (!wantedUniques.has(name)) relax.push({ kind: 'drop_index', table: table.name, name });
     }
     const owned = new Map((have?.foreignKeys ?? []).map((fk) => [fk.name, fk]));
     const wanted = new Set<string>();
@@ -80,9 +107,17 @@ export function diffSchema(planned: readonly TablePlan[], existing: ExistingSche
     }
     for (const fk of owned.values()) if (!wanted.has(fk.name)) drops.push({ kind: 'drop_foreign_key', table: table.name, name: fk.name });
     for (const index of table.indexes)
-      if (!existing.indexes.has(index.name)) indexes.push({ kind: 'create_index', table: table.name, name: index.name, columns: index.columns });
+      if (!existing.indexes.has(index.name))
+        indexes.push({
+          kind: 'create_index',
+          table: table.name,
+          name: index.name,
+          columns: index.columns,
+          ...(index.unique ? { unique: true } : {}),
+          ...(index.nullSafe ? { nullSafe: index.nullSafe } : {}),
+        });
   }
-  // Stale foreign keys go before column changes (a lookup turned `multiple` changes type); new ones
-  // go after them, when every target table exists.
-  return [...creates, ...drops, ...columns, ...adds, ...indexes];
+  // Stale foreign keys and constraints go before column changes (a lookup turned `multiple` changes
+  // type); new ones go after them, when every target table and column exists.
+  return [...creates, ...drops, ...relax, ...columns, ...adds, ...tighten, ...indexes];
 }

@@ -139,7 +139,12 @@ class Parser {
 }
 
 const midnight = (d: Date): number => Math.floor(d.getTime() / DAY) * DAY;
-const instant = (ms: number): CelValue => ({ kind: 'instant', at: new Date(ms) });
+/** Farthest instant from 1970 a JavaScript Date holds (±100,000,000 days); past it a date is invalid. */
+const MAX_INSTANT_MS = 8.64e15;
+const instant = (ms: number): CelValue => {
+  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_INSTANT_MS) throw new CelError('the date is out of range');
+  return { kind: 'instant', at: new Date(ms) };
+};
 
 function call(name: string, args: CelValue[], now: Date): CelValue {
   const num = (): number => {

@@ -9,8 +9,9 @@ export {
   VIEW_FILTER_OPERATORS,
   type ViewFilterRow,
 } from './compile-find.ts';
+export { type Conversion, conversionOf, describeColumnType } from './convert-column.ts';
 export type { BuildRoundsTable, BuildSessionsTable, BvlDatabase, DynamicDatabase, EngineKind, ItemState, PlatformContext, SessionStatus } from './database.ts';
-export { describeDbError, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
+export { describeDbError, isConnectionLost, isDatabaseFailure, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
 export { diffSchema, type ExistingForeignKey, type ExistingSchema, type ExistingTable, foreignKeyName, type SchemaStep } from './diff-schema.ts';
 export { type CelResult, type CelValue, evaluateCel, isCelEnvelope, MAX_CEL_DEPTH, MAX_CEL_SOURCE } from './evaluate-cel.ts';
 export {
@@ -45,18 +46,29 @@ export {
   MAX_LITERAL_DEFAULT,
   type OnDelete,
   planTables,
+  storageNotNull,
   type TablePlan,
   type TablesPlan,
+  uniqueScope,
 } from './plan-tables.ts';
 export { createDataEngine, type DataEngine, type DataEngineScope, planDatasetQuery, planFind, type ReadResult, runCompiled } from './run-data-engine.ts';
-export { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
+export { type AfterStep, applySchemaSteps, ddlLiteral, readExistingSchema } from './run-ddl.ts';
 export { type DraftSummary, discardDrafts, listDrafts, readOverlay, readOverlayRows, STAGE_BATCH, stageDrafts, stageTombstones } from './run-drafts.ts';
-export { MIGRATIONS, migrateToLatest } from './run-migrations.ts';
-export { packageLockKey, withPackageLock } from './run-package-lock.ts';
+export { MIGRATIONS, migrateToLatest, TRY_PARSERS } from './run-migrations.ts';
+export {
+  LOCK_WAIT_MS,
+  LockTimeoutError,
+  packageLockKey,
+  publishApplicationName,
+  takeAdvisoryLock,
+  tenantLockKey,
+  withPackageLock,
+} from './run-package-lock.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
 export { latestProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
 export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage, type RetiredItem } from './run-publish.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, runReadOnly } from './run-read-only.ts';
+export { checkRepublish, type RepublishCheck, type RepublishInput } from './run-republish-checks.ts';
 export {
   type ApplySeedsOptions,
   applySeeds,
@@ -67,7 +79,8 @@ export {
   type SeedError,
   type SeedOutcome,
 } from './run-seeds.ts';
-export { dropTenant, ensureTenant } from './run-tenant.ts';
+export { dropTenant, ensureOwnSchema, ensureTenant, ForeignSchemaError, tenantSchemaMark } from './run-tenant.ts';
 export { checkScope, type PackageScope, ScopeError } from './scope.ts';
 export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
 export { type ColumnValue, toColumnValue } from './to-column-value.ts';
+export { type ContractProblem, writeContractProblem } from './write-contract.ts';

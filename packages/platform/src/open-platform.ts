@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statfsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -27,6 +27,8 @@ export interface PlatformOptions {
   readonly maxConnections?: number | undefined;
   /** Told when a slow step starts (PGlite's start takes seconds on a new folder), so a CLI can show it. */
   readonly onProgress?: ((step: 'connect' | 'start' | 'migrate') => void) | undefined;
+  /** Free bytes PGlite's disk must keep (default {@link PGLITE_DISK_RESERVE}); below it every write is refused. */
+  readonly diskReserve?: number | undefined;
 }
 
 /** An open platform: the context every platform function takes, plus `close`. */
@@ -37,6 +39,56 @@ export interface Platform extends PlatformContext {
 }
 
 const LITE = Symbol('pglite');
+
+/**
+ * Free space PGlite's data folder must keep. PGlite cannot survive a full disk: when the
+ * write-ahead log cannot grow it stops responding, at full CPU, with the event loop blocked, so no
+ * timeout can interrupt it. bvl therefore checks the disk before each statement that writes and
+ * refuses it below this reserve (a 16 MB WAL segment and a large statement fit in it), with one
+ * clear error (SQLSTATE 53100, as PostgreSQL's own disk-full error). Reads still run.
+ */
+export const PGLITE_DISK_RESERVE = 64 * 1024 * 1024;
+/** Room a new PGlite data folder takes on its first open (initdb). */
+const PGLITE_INIT_BYTES = 80 * 1024 * 1024;
+
+/** Free bytes on the disk holding `dir`, or undefined when the system cannot say. */
+function freeBytes(dir: string): number | undefined {
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+const mb = (n: number): string => `${Math.floor(n / (1024 * 1024))} MB`;
+
+/** The disk-full refusal: a database error with PostgreSQL's disk_full SQLSTATE. */
+function diskFull(dir: string, free: number, reserve: number): Error {
+  return Object.assign(
+    new Error(
+      `PGlite at ${dir}: its disk has ${mb(free)} free, under the ${mb(reserve)} bvl keeps free (PGlite stops responding on a full disk); free disk space, or set DATABASE_URL to use PostgreSQL`,
+    ),
+    { code: '53100' },
+  );
+}
+
+/** Statements that read or end work (they run on a full disk too): reads, transaction control (a commit writes one small record), settings. */
+const NOT_WRITING = /^\s*(select|show|explain|begin|start transaction|savepoint|release|rollback|commit|set|reset)\b/i;
+
+/** PGlite behind a check of its disk before every statement (see {@link PGLITE_DISK_RESERVE}). */
+function guardDisk(lite: PGlite, dir: string, reserve: number): PGlite {
+  return {
+    query: (text: string, params?: unknown[]) => {
+      if (!NOT_WRITING.test(text)) {
+        const free = freeBytes(dir);
+        if (free !== undefined && free < reserve) return Promise.reject(diskFull(dir, free, reserve));
+      }
+      return lite.query(text, params);
+    },
+    close: () => lite.close(),
+  } as unknown as PGlite;
+}
 
 /** Default connection pool size on PostgreSQL. */
 export const DEFAULT_MAX_CONNECTIONS = 8;
@@ -92,6 +144,14 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   }
   const dir = options.dataDir ?? join(process.cwd(), '.bvl', 'data');
   if (dir !== 'memory') await mkdir(dir, { recursive: true });
+  const reserve = options.diskReserve ?? PGLITE_DISK_RESERVE;
+  if (dir !== 'memory') {
+    // A first open writes a whole cluster; on a disk without room for it PGlite crashes the process.
+    const fresh = !(await readFile(join(dir, 'PG_VERSION'), 'utf8').catch(() => ''));
+    const free = freeBytes(dir);
+    if (free !== undefined && free < reserve + (fresh ? PGLITE_INIT_BYTES : 0))
+      throw new Error(`cannot open ${diskFull(dir, free, reserve + (fresh ? PGLITE_INIT_BYTES : 0)).message}`);
+  }
   // PGlite is single-process: a second process on the same folder corrupts it. Hold a lock file.
   const unlock = dir === 'memory' ? async () => {} : await lockDataDir(dir);
   let lite: PGlite;
@@ -104,7 +164,7 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
     await unlock();
     throw new Error(`cannot open PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
   }
-  const db = new Kysely<BvlDatabase>({ dialect: new PGliteDialect(lite) });
+  const db = new Kysely<BvlDatabase>({ dialect: new PGliteDialect(dir === 'memory' ? lite : guardDisk(lite, dir, reserve)) });
   try {
     // One session for the whole instance: UTC, for the same reason as on PostgreSQL.
     await lite.exec(`set timezone to 'UTC'`);

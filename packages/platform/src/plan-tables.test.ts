@@ -143,3 +143,49 @@ describe('diffSchema', () => {
     expect(kinds.indexOf('drop_foreign_key')).toBeLessThan(kinds.indexOf('add_foreign_key'));
   });
 });
+
+describe('constraints (unique, storage.notNull)', () => {
+  const doc = {
+    objects: [
+      {
+        name: 'acct',
+        fields: {
+          code: { type: 'text', unique: true },
+          org_code: { type: 'text', unique: 'organization' },
+          tier: { type: 'text', required: true, storage: { notNull: true } },
+          note: { type: 'text', required: true },
+        },
+      },
+    ],
+  };
+  const acct = planTables(graphOf(doc)).tables.find((t) => t.name === 'acct')!;
+  const column = (name: string) => acct.columns.find((c) => c.name === name)!;
+
+  it('plans a unique index per unique field (per organization for "organization") and NOT NULL only from storage.notNull', () => {
+    expect(acct.indexes.filter((i) => i.unique).map((i) => [i.columns, i.nullSafe])).toEqual([
+      [['code'], undefined],
+      [['organization_id', 'org_code'], ['organization_id']],
+    ]);
+    expect(acct.indexes.every((i) => i.name.startsWith(i.unique ? 'uq_' : 'ix_'))).toBe(true);
+    // ADR-0113: `required` alone is ObjectStack's write contract; the column stays nullable.
+    expect([column('tier').notNull, column('note').notNull]).toEqual([true, undefined]);
+  });
+
+  it('tightens after the columns exist and relaxes first; drops what the metadata no longer asks for', () => {
+    const columns = new Map(acct.columns.filter((c) => c.name !== 'tier').map((c) => [c.name, c.type] as const));
+    columns.set('note', { base: 'text', array: false });
+    const stale = 'uq_0000000000000000000000aa';
+    const steps = diffSchema([acct], {
+      tables: new Map([['acct', { columns, foreignKeys: [], notNull: new Set(['note']), uniques: [stale] }]]),
+      indexes: new Set([stale]),
+    });
+    const kinds = steps.map((s) => `${s.kind}:${'column' in s && typeof s.column === 'string' ? s.column : 'name' in s ? s.name : ''}`);
+    expect(kinds.filter((k) => !k.startsWith('create_index:ix_'))).toEqual([
+      'drop_not_null:note',
+      `drop_index:${stale}`,
+      'add_column:',
+      'set_not_null:tier',
+      ...acct.indexes.filter((i) => i.unique).map((i) => `create_index:${i.name}`),
+    ]);
+  });
+});

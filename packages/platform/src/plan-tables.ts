@@ -23,12 +23,20 @@ export interface ColumnPlan {
   readonly origin: 'id' | 'system' | 'field';
   readonly default?: ColumnDefault | undefined;
   readonly references?: ForeignKeyPlan | undefined;
+  /** NOT NULL: the field declares `storage: { notNull: true }` (ADR-0113: `required` alone is a write contract). */
+  readonly notNull?: boolean | undefined;
 }
 
-/** A planned (non-unique) index, named deterministically. */
+/**
+ * A planned index, named deterministically: `ix_…` (lookups and seed keys) or `uq_…` (a field's
+ * `unique`). Columns in `nullSafe` are indexed as `coalesce(col, '')`, so rows with no organization
+ * still share one namespace (ObjectStack's per-organization unique).
+ */
 export interface IndexPlan {
   readonly name: string;
   readonly columns: readonly string[];
+  readonly unique?: boolean | undefined;
+  readonly nullSafe?: readonly string[] | undefined;
 }
 
 /** The table an object becomes. */
@@ -52,7 +60,7 @@ const ON_DELETE: Readonly<Record<string, OnDelete>> = { set_null: 'set null', ca
 const TOKEN = /^\$?\{.*\}$|^(now|today|current_user|current_user_id|me)(\(\))?$/i;
 
 /** A short deterministic constraint/index name: `<prefix>_<hash of the parts>` (always a valid identifier). */
-export function derivedName(prefix: 'fk' | 'ix', ...parts: string[]): string {
+export function derivedName(prefix: 'fk' | 'ix' | 'uq' | 'ck', ...parts: string[]): string {
   return `${prefix}_${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24)}`;
 }
 
@@ -120,6 +128,7 @@ function planTable(object: ObjectNode, graph: Graph, keys: readonly string[][], 
       origin: 'field',
       default: literalDefault(field.def),
       references: foreignKey(field.def, graph),
+      ...(storageNotNull(field.def) ? { notNull: true } : {}),
     });
   }
   if (issues.length > before) return undefined;
@@ -132,9 +141,30 @@ function planTable(object: ObjectNode, graph: Graph, keys: readonly string[][], 
   // Seeds upsert by their externalId and lookups resolve by natural key: index what they search.
   for (const k of keys) addIndex(k);
   if (names.has('name')) addIndex(['name']);
-  for (const field of object.fields.values()) if (field.def.externalId === true || field.def.unique === true) addIndex([field.name]);
-  const indexes = [...indexed.values()].map((cols) => ({ name: derivedName('ix', object.name, ...cols), columns: cols }));
+  for (const field of object.fields.values()) if (field.def.externalId === true && uniqueScope(field.def) === undefined) addIndex([field.name]);
+  const indexes: IndexPlan[] = [...indexed.values()].map((cols) => ({ name: derivedName('ix', object.name, ...cols), columns: cols }));
+  // `unique` is a unique index, as ObjectStack builds it: per tenant (here: the tenant's schema), or
+  // per organization inside it for `unique: "organization"`.
+  for (const field of object.fields.values()) {
+    const scope = uniqueScope(field.def);
+    if (scope === undefined || field.invalid || field.name === 'id' || !names.has(field.name)) continue;
+    const perOrg = scope === 'organization' && field.name !== 'organization_id' && names.has('organization_id');
+    const cols = perOrg ? ['organization_id', field.name] : [field.name];
+    indexes.push({ name: derivedName('uq', object.name, ...cols), columns: cols, unique: true, ...(perOrg ? { nullSafe: ['organization_id'] } : {}) });
+  }
   return { name: object.name, platform: object.platform, columns, indexes };
+}
+
+/** A field's `unique` scope: `global` (`true` / `"global"`), `organization`, or undefined when not unique. */
+export function uniqueScope(def: FieldDef): 'global' | 'organization' | undefined {
+  const u = def.unique;
+  return u === true || u === 'global' ? 'global' : u === 'organization' ? 'organization' : undefined;
+}
+
+/** Whether the field asks for a NOT NULL column (`storage: { notNull: true }`, ADR-0113). */
+export function storageNotNull(def: FieldDef): boolean {
+  const storage = def.storage;
+  return typeof storage === 'object' && storage !== null && (storage as { notNull?: unknown }).notNull === true;
 }
 
 function systemDefault(name: string): ColumnDefault | undefined {

@@ -1,5 +1,6 @@
 import { type ColumnDefinitionBuilder, type Kysely, type RawBuilder, sql } from 'kysely';
 import { type BaseType, type ColumnType, typeSql } from './column-type.ts';
+import { conversionOf } from './convert-column.ts';
 import type { ExistingForeignKey, ExistingSchema, ExistingTable, SchemaStep } from './diff-schema.ts';
 import { identifierProblem } from './identifier.ts';
 import type { ColumnDefault, ColumnPlan } from './plan-tables.ts';
@@ -17,16 +18,6 @@ const DATA_TYPES: Readonly<Record<string, BaseType>> = {
   'time without time zone': 'time',
   jsonb: 'jsonb',
 };
-const UDT_ARRAYS: Readonly<Record<string, BaseType>> = {
-  _text: 'text',
-  _numeric: 'numeric',
-  _float8: 'double precision',
-  _bool: 'boolean',
-  _date: 'date',
-  _timestamptz: 'timestamptz',
-  _time: 'time',
-  _jsonb: 'jsonb',
-};
 const ON_DELETE_CODES: Readonly<Record<string, string>> = { a: 'no action', r: 'restrict', c: 'cascade', n: 'set null', d: 'set default' };
 
 /** Guard at the SQL boundary: the planner already refused bad names, so reaching this is a bug. */
@@ -36,34 +27,71 @@ function id(name: string): string {
   return name;
 }
 
-/** Reads the tables, columns, bvl-owned foreign keys and indexes of a tenant schema. */
+/** Splits `format_type` output (`text`, `timestamp with time zone`, `text[]`) into a column type, or `other`. */
+function columnTypeOfSql(formatted: string): ColumnType | 'other' {
+  const array = formatted.endsWith('[]');
+  const base = DATA_TYPES[array ? formatted.slice(0, -2) : formatted];
+  return base ? { base, array } : 'other';
+}
+
+/**
+ * Reads the tables, columns (type, NOT NULL), bvl-owned foreign keys and indexes of a tenant schema
+ * from pg_catalog, restricted to that schema by its name (information_schema would scan every
+ * table of the database to filter them).
+ */
 export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Promise<ExistingSchema> {
-  const cols = await sql<{ table_name: string; column_name: string; data_type: string; udt_name: string }>`
-    select table_name, column_name, data_type, udt_name from information_schema.columns
-    where table_schema = ${schema} order by table_name, ordinal_position`.execute(db);
+  const cols = await sql<{ table_name: string; column_name: string; type: string; not_null: boolean }>`
+    select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as not_null
+    from pg_catalog.pg_attribute a
+    join pg_catalog.pg_class c on c.oid = a.attrelid
+    join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${schema} and c.relkind in ('r', 'p', 'v', 'm', 'f') and a.attnum > 0 and not a.attisdropped
+    order by c.relname, a.attnum`.execute(db);
   const fks = await sql<{ name: string; table_name: string; column_name: string; target: string; on_delete: string }>`
     select c.conname as name, t.relname as table_name, a.attname as column_name, rt.relname as target, c.confdeltype::text as on_delete
-    from pg_constraint c
-    join pg_class t on t.oid = c.conrelid
-    join pg_namespace n on n.oid = t.relnamespace
-    join pg_class rt on rt.oid = c.confrelid
-    join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
-    where c.contype = 'f' and n.nspname = ${schema} and c.conname like 'fk\\_%'`.execute(db);
-  const idx = await sql<{ indexname: string }>`select indexname from pg_indexes where schemaname = ${schema}`.execute(db);
-  const tables = new Map<string, { columns: Map<string, ColumnType | 'other'>; foreignKeys: ExistingForeignKey[] }>();
+    from pg_catalog.pg_constraint c
+    join pg_catalog.pg_class t on t.oid = c.conrelid
+    join pg_catalog.pg_namespace n on n.oid = t.relnamespace
+    join pg_catalog.pg_class rt on rt.oid = c.confrelid
+    join pg_catalog.pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
+    where c.contype = 'f' and n.nspname = ${schema} and left(c.conname, 3) = 'fk_'`.execute(db);
+  const idx = await sql<{ name: string; table_name: string; is_unique: boolean }>`
+    select ci.relname as name, ct.relname as table_name, i.indisunique as is_unique
+    from pg_catalog.pg_index i
+    join pg_catalog.pg_class ci on ci.oid = i.indexrelid
+    join pg_catalog.pg_class ct on ct.oid = i.indrelid
+    join pg_catalog.pg_namespace n on n.oid = ci.relnamespace
+    where n.nspname = ${schema}`.execute(db);
+  const tables = new Map<string, { columns: Map<string, ColumnType | 'other'>; notNull: Set<string>; foreignKeys: ExistingForeignKey[]; uniques: string[] }>();
   const table = (name: string) => {
     let t = tables.get(name);
-    if (!t) tables.set(name, (t = { columns: new Map(), foreignKeys: [] }));
+    if (!t) tables.set(name, (t = { columns: new Map(), notNull: new Set(), foreignKeys: [], uniques: [] }));
     return t;
   };
   for (const c of cols.rows) {
-    const arrayBase = c.data_type === 'ARRAY' ? UDT_ARRAYS[c.udt_name] : undefined;
-    const base = DATA_TYPES[c.data_type];
-    table(c.table_name).columns.set(c.column_name, arrayBase ? { base: arrayBase, array: true } : base ? { base, array: false } : 'other');
+    const t = table(c.table_name);
+    t.columns.set(c.column_name, columnTypeOfSql(c.type));
+    if (c.not_null) t.notNull.add(c.column_name);
   }
   for (const fk of fks.rows)
     table(fk.table_name).foreignKeys.push({ name: fk.name, column: fk.column_name, table: fk.target, onDelete: ON_DELETE_CODES[fk.on_delete] ?? fk.on_delete });
-  return { tables: tables as ReadonlyMap<string, ExistingTable>, indexes: new Set(idx.rows.map((r) => r.indexname)) };
+  for (const i of idx.rows) if (i.is_unique && i.name.startsWith('uq_')) table(i.table_name).uniques.push(i.name);
+  return { tables: tables as ReadonlyMap<string, ExistingTable>, indexes: new Set(idx.rows.map((r) => r.name)) };
+}
+
+/**
+ * A literal for DDL, which takes no parameters. Strings are written as E'' literals with every
+ * backslash and quote escaped, which read the same whatever `standard_conforming_strings` says
+ * (a plain '' literal with a backslash means two different things under the two settings).
+ */
+export function ddlLiteral(value: string | number | boolean): RawBuilder<unknown> {
+  if (typeof value === 'boolean') return sql.raw(value ? 'true' : 'false');
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`refusing SQL literal ${value}: not a finite number`);
+    return sql.raw(String(value));
+  }
+  if (value.includes('\u0000')) throw new Error('refusing SQL literal: it holds a NUL character');
+  return sql.raw(`E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`);
 }
 
 function defaultSql(d: ColumnDefault): RawBuilder<unknown> {
@@ -73,29 +101,16 @@ function defaultSql(d: ColumnDefault): RawBuilder<unknown> {
     case 'now':
       return sql`now()`;
     case 'literal':
-      // sql.lit inlines with the compiler's literal quoting; DDL cannot take parameters.
-      return sql.lit(d.value);
+      return ddlLiteral(d.value);
   }
 }
 
-/** The USING expression that converts a column to a new type, keeping its values where it can. */
-function usingExpr(column: string, from: ColumnType | 'other', to: ColumnType): RawBuilder<unknown> {
-  const c = sql.id(id(column));
-  if (to.base === 'jsonb' && !to.array && (from === 'other' || from.base !== 'jsonb')) return sql`to_jsonb(${c})`;
-  if (to.array && from !== 'other' && !from.array)
-    return sql`case when ${c} is null then null else array[${c}::${typeSql({ base: to.base, array: false })}] end`;
-  // A list becoming text keeps every element, as JSON (the form a seed writes a list into a text
-  // field); becoming another scalar keeps the first (a list of numbers has no lossless single number).
-  if (!to.array && from !== 'other' && from.array && to.base === 'text') return sql`array_to_json(${c})::text`;
-  if (!to.array && from !== 'other' && from.array) return sql`(${c})[1]::${typeSql(to)}`;
-  return sql`${c}::${typeSql(to)}`;
-}
-
-/** The column's constraints: the primary key on `id`, and its default. */
-function columnDef(column: ColumnPlan): (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder {
+/** The column's constraints: the primary key on `id`, its default, and NOT NULL (on a new table only: an added column gets it in its own step). */
+function columnDef(column: ColumnPlan, creating: boolean): (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder {
   return (c) => {
     let out = column.origin === 'id' ? c.primaryKey() : c;
     if (column.default) out = out.defaultTo(defaultSql(column.default));
+    if (creating && column.notNull && column.origin === 'field') out = out.notNull();
     return out;
   };
 }
@@ -106,17 +121,16 @@ export async function applySchemaSteps<DB>(db: Kysely<DB>, schema: string, steps
   const handlers = {
     create_table: async (step: Extract<SchemaStep, { kind: 'create_table' }>) => {
       let b = db.schema.withSchema(s).createTable(id(step.table));
-      for (const column of step.columns) b = b.addColumn(id(column.name), typeSql(column.type), columnDef(column));
+      for (const column of step.columns) b = b.addColumn(id(column.name), typeSql(column.type), columnDef(column, true));
       await b.execute();
     },
     add_column: async (step: Extract<SchemaStep, { kind: 'add_column' }>) => {
       const c = step.column;
-      await db.schema.withSchema(s).alterTable(id(step.table)).addColumn(id(c.name), typeSql(c.type), columnDef(c)).execute();
+      await db.schema.withSchema(s).alterTable(id(step.table)).addColumn(id(c.name), typeSql(c.type), columnDef(c, false)).execute();
     },
     alter_column_type: async (step: Extract<SchemaStep, { kind: 'alter_column_type' }>) => {
-      await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} type ${typeSql(step.to)} using ${usingExpr(step.column, step.from, step.to)}`.execute(
-        db,
-      );
+      const { using } = conversionOf(step.column, step.from, step.to);
+      await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} type ${typeSql(step.to)} using ${using}`.execute(db);
     },
     drop_foreign_key: async (step: Extract<SchemaStep, { kind: 'drop_foreign_key' }>) => {
       await db.schema.withSchema(s).alterTable(id(step.table)).dropConstraint(id(step.name)).ifExists().execute();
@@ -128,7 +142,20 @@ export async function applySchemaSteps<DB>(db: Kysely<DB>, schema: string, steps
       );
     },
     create_index: async (step: Extract<SchemaStep, { kind: 'create_index' }>) => {
-      await db.schema.withSchema(s).createIndex(id(step.name)).ifNotExists().on(id(step.table)).columns(step.columns.map(id)).execute();
+      const nullSafe = new Set(step.nullSafe ?? []);
+      const keys = step.columns.map((c) => (nullSafe.has(c) ? sql`(coalesce(${sql.id(id(c))}, ''))` : sql.id(id(c))));
+      await sql`create ${sql.raw(step.unique ? 'unique ' : '')}index if not exists ${sql.id(id(step.name))} on ${sql.id(s, id(step.table))} (${sql.join(keys)})`.execute(
+        db,
+      );
+    },
+    drop_index: async (step: Extract<SchemaStep, { kind: 'drop_index' }>) => {
+      await sql`drop index if exists ${sql.id(s, id(step.name))}`.execute(db);
+    },
+    set_not_null: async (step: Extract<SchemaStep, { kind: 'set_not_null' }>) => {
+      await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} set not null`.execute(db);
+    },
+    drop_not_null: async (step: Extract<SchemaStep, { kind: 'drop_not_null' }>) => {
+      await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} drop not null`.execute(db);
     },
   } satisfies { [K in SchemaStep['kind']]: (step: Extract<SchemaStep, { kind: K }>) => Promise<void> };
   for (const [index, step] of steps.entries()) {

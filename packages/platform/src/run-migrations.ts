@@ -136,12 +136,51 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.withSchema('bvl').createIndex('api_tokens_by_tenant').on('api_tokens').column('tenant_id').execute();
     },
   },
+  '0004_publish_safety': {
+    async up(db: Kysely<unknown>) {
+      // Never-raising parsers: a republish that changes a field's type counts the rows that would
+      // not convert (instead of failing the DDL on the first one), and converts with them when
+      // allowed. PL/pgSQL, so they run on PostgreSQL 15 (no pg_input_is_valid) and on PGlite.
+      for (const [name, type] of Object.entries(TRY_PARSERS)) {
+        await sql`create or replace function ${sql.id('bvl', name)}(v text) returns ${sql.raw(type)} language plpgsql stable as $$
+          begin return v::${sql.raw(type)}; exception when others then return null; end $$`.execute(db);
+      }
+      // A tenant schema is bvl's when it carries bvl's mark (set when bvl creates it). The schemas of
+      // tenants registered before the mark existed were created by bvl: mark them.
+      await sql`do $$ declare r record; begin
+          for r in select t.id, t.schema_name from bvl.tenants t join pg_catalog.pg_namespace n on n.nspname = t.schema_name
+                   where obj_description(n.oid, 'pg_namespace') is null loop
+            execute format('comment on schema %I is %L', r.schema_name, 'bvl:tenant:' || r.id);
+          end loop;
+        end $$`.execute(db);
+    },
+  },
+};
+
+/** The `bvl.try_*(text)` parsers migration 0004 creates, and the type each returns (null when the text is not one). */
+export const TRY_PARSERS: Readonly<Record<string, string>> = {
+  try_numeric: 'numeric',
+  try_float8: 'double precision',
+  try_boolean: 'boolean',
+  try_date: 'date',
+  try_timestamptz: 'timestamptz',
+  try_time: 'time',
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
-/** Brings schema `bvl` to the latest migration; throws (with the failing migration's cause) if one fails. */
+/**
+ * Brings schema `bvl` to the latest migration; throws (with the failing migration's cause) if one
+ * fails. When every migration has run (every open after the first), it returns after one small
+ * query: kysely's Migrator looks for its table by introspecting every column of every table in the
+ * database (over half a second with 10,000 unrelated tables, twice per open).
+ */
 export async function migrateToLatest(db: Kysely<BvlDatabase>): Promise<void> {
+  const ran = await sql<{ name: string }>`select name from bvl.kysely_migration`.execute(db).then(
+    (r) => new Set(r.rows.map((row) => row.name)),
+    () => new Set<string>(),
+  );
+  if (Object.keys(MIGRATIONS).every((name) => ran.has(name))) return;
   // Unordered: engineers' branches add migrations in parallel, and a database that ran a later-numbered
   // one first must still accept an earlier one when the branches meet.
   const migrator = new Migrator({ db, provider, migrationTableSchema: 'bvl', allowUnorderedMigrations: true });

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { collectStack, readSource } from '@bvl/metadata';
 import { verify } from '@bvl/verify';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPORA_DIR, openTestPlatform, tenants } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
@@ -94,23 +93,6 @@ describe('publishPackage', () => {
       ['acct', 2],
       ['deal', 1],
     ]);
-  });
-
-  it('a list field becoming text keeps every element (as JSON, as a seed writes a list into text)', async () => {
-    const scope = { tenant: made.next(), package: 'app' };
-    const obj = (tags: Record<string, unknown>) => ({ name: 'item', fields: { name: { type: 'text' }, tags } });
-    await stageDrafts(platform, scope, stack({ objects: [obj({ type: 'multiselect', options: ['a', 'b'] })] }));
-    expect((await publishPackage(platform, scope)).outcome).toBe('published');
-    // Written directly (not by a seed, which would rewrite it on the next publish): the DDL alone converts it.
-    await sql`insert into ${sql.id(tenantSchema(scope.tenant), 'item')} (name, tags) values ('x', array['a', 'b'])`.execute(platform.db);
-    await stageDrafts(platform, scope, stack({ objects: [obj({ type: 'text' })] }));
-    expect((await publishPackage(platform, scope)).outcome).toBe('published');
-    const rows = await platform.db
-      .withSchema(tenantSchema(scope.tenant))
-      .selectFrom('item' as never)
-      .select(['name' as never, 'tags' as never])
-      .execute();
-    expect(rows).toEqual([{ name: 'x', tags: '["a","b"]' }]);
   });
 
   it('a republished view container replaces the whole container: a view the draft drops is retired', async () => {

@@ -3,11 +3,12 @@ import { type Graph, type ObjectNode, RELATION_TYPES, referenceOf, resolveField,
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type ColumnType, columnTypeOf, typeSql } from './column-type.ts';
 import type { DynamicDatabase, PlatformContext } from './database.ts';
-import { describeDbError } from './describe-db-error.ts';
+import { describeDbError, isDatabaseFailure } from './describe-db-error.ts';
 import { identifierProblem } from './identifier.ts';
 import { naturalKeyOf } from './natural-key.ts';
 import { orderSeeds } from './order-seeds.ts';
 import { toColumnValue } from './to-column-value.ts';
+import { writeContractProblem } from './write-contract.ts';
 
 /** Records matched, inserted or resolved per statement. */
 export const SEED_CHUNK = 500;
@@ -33,6 +34,8 @@ export interface SeedOutcome {
   readonly records: number;
   readonly applied: boolean;
   readonly reason?: string;
+  /** Rows `mode: "replace"` deleted before writing the records. */
+  deleted?: number;
   inserted: number;
   updated: number;
   skipped: number;
@@ -51,6 +54,12 @@ export interface SeedApplied {
   readonly errors: SeedError[];
   readonly errorsOmitted: number;
   readonly seeds: SeedOutcome[];
+  /**
+   * The database failure that stopped the seeds (connection lost, disk full, …): the seed it hit
+   * was rolled back whole and the seeds after it did not run. Seeds before it are committed and
+   * counted.
+   */
+  readonly interrupted?: string;
 }
 
 /** What {@link applySeeds} needs: the tenant schema, the published graph, the seeds to run, the clock. */
@@ -100,14 +109,32 @@ async function attempt<T>(db: Db, fn: () => Promise<T>): Promise<Attempt<T>> {
     await sql`release savepoint bvl_seed`.execute(db);
     return { ok: true, value };
   } catch (error) {
+    // A lost connection or a full disk is not this record's fault: stop the seed (its transaction rolls back).
+    if (isDatabaseFailure(error)) throw error;
     await sql`rollback to savepoint bvl_seed`.execute(db);
     await sql`release savepoint bvl_seed`.execute(db);
     return { ok: false, error };
   }
 }
 
+/** toColumnValue, with a crash of the conversion turned into that value's error (never the seed's). */
+function storableValue(value: unknown, type: ColumnType, now: Date): ReturnType<typeof toColumnValue> {
+  try {
+    return toColumnValue(value, type, now);
+  } catch (e) {
+    return { ok: false, error: `the value could not be converted: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
 /** Which field a value error is about: `invalid input syntax for type numeric: "abc"` names the value. */
 function blameField(message: string, row: Record<string, unknown>): string | undefined {
+  // A constraint violation names its key columns: `(Key (code)=(A1) already exists.)`.
+  const key = /\(Key \((.+?)\)=\(/
+    .exec(message)?.[1]
+    ?.split(', ')
+    .reverse()
+    .find((c) => Object.hasOwn(row, c));
+  if (key) return key;
   const m = /: "(.*)"$/.exec(message);
   if (!m) return undefined;
   const hits = Object.entries(row).filter(([, v]) => v !== null && (Array.isArray(v) ? v.map(String) : [String(v)]).includes(m[1]!));
@@ -117,11 +144,14 @@ function blameField(message: string, row: Record<string, unknown>): string | und
 /**
  * Applies seeds after the publish transaction: seeds in reference order, each in its own
  * transaction with one savepoint per statement, so **each record is atomic** (fully written or not
- * at all) and a bad record never takes its seed down. Upsert by externalId (single or composite,
+ * at all) and a bad record (a bad value, a CEL value that does not evaluate, a record ObjectStack's
+ * write contract rejects) never takes its seed down. Upsert by externalId (single or composite,
  * matched with the column's own type); lookups by the target's natural key, else as an id;
  * `multiple` lookups as arrays of keys; CEL values against `now`; modes insert / upsert / update /
  * ignore / replace. Back references (self and cyclic) are resolved in a second pass once every seed
- * has run. Never throws for bad data: every failure is a {@link SeedError}.
+ * has run. Never throws: every failure is a {@link SeedError}. A database failure (connection lost,
+ * disk full) rolls back the seed it hits and stops the run; `interrupted` says so, and the counts
+ * are those of the seeds committed before it.
  */
 export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOptions): Promise<SeedApplied> {
   const { graph, schema } = options;
@@ -136,6 +166,7 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
   const outcomes: SeedOutcome[] = [];
   let budget = MAX_SEED_RECORDS;
   const nowIso = options.now.toISOString();
+  let interrupted: string | undefined;
 
   for (const seed of ordered) {
     const records = seed.def.records;
@@ -159,24 +190,65 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
         report({ seed: seed.name, object: seed.object, recordIndex: -1, message: reason });
       }
     };
-    if (seed.def.env && !seed.def.env.includes(env)) skip(`not applied: the seed's env (${seed.def.env.join(', ')}) does not include "${env}"`, false);
+    if (interrupted !== undefined) skip(`not applied: the seeds stopped before it, on a database failure (${interrupted})`, true);
+    else if (seed.def.env && !seed.def.env.includes(env)) skip(`not applied: the seed's env (${seed.def.env.join(', ')}) does not include "${env}"`, false);
     else if (seed.invalid) skip('not applied: the seed fails its schema (see its invalid_artifact issue)', true);
     else if (!object || identifierProblem(seed.object)) skip(`not applied: object "${seed.object}" does not exist`, true);
     else if (records.length > budget) skip(`not applied: ${records.length} records would pass the limit of ${MAX_SEED_RECORDS} seed records per publish`, true);
     else {
       budget -= records.length;
       (outcome as { applied: boolean }).applied = true;
-      await ctx.db.transaction().execute(async (trx) => {
-        await runSeed(trx as unknown as Db, { schema, graph, seed, object, outcome, report, deferred, pending, nowIso, now: options.now });
-      });
+      // The seed's errors and back references count only once its transaction commits.
+      const seedErrors: SeedError[] = [];
+      const seedDeferred: Deferred[] = [];
+      try {
+        await ctx.db.transaction().execute(async (trx) => {
+          await runSeed(trx as unknown as Db, {
+            schema,
+            graph,
+            seed,
+            object,
+            outcome,
+            report: (e) => seedErrors.push(e),
+            deferred: seedDeferred,
+            pending,
+            nowIso,
+            now: options.now,
+          });
+        });
+        for (const e of seedErrors) report(e);
+        deferred.push(...seedDeferred);
+      } catch (e) {
+        // Rolled back: nothing of this seed was written, whatever its counters said.
+        Object.assign(outcome, { applied: false, inserted: 0, updated: 0, skipped: 0 });
+        delete outcome.deleted;
+        if (isDatabaseFailure(e)) interrupted = describeDbError(e);
+        skip(
+          `not applied: ${isDatabaseFailure(e) ? 'the database failed while writing it, and its transaction rolled back' : 'it stopped on an unexpected error, and its transaction rolled back'}: ${describeDbError(e)}`,
+          true,
+        );
+      }
     }
     pending.set(seed.object, (pending.get(seed.object) ?? 1) - 1);
   }
 
   if (deferred.length > 0) {
-    await ctx.db.transaction().execute(async (trx) => {
-      await resolveDeferred(trx as unknown as Db, schema, graph, deferred, report, nowIso);
-    });
+    const lookupErrors: SeedError[] = [];
+    const failed = (message: string) => {
+      for (const d of deferred) report({ seed: d.seed, object: d.object, recordIndex: d.recordIndex, field: d.field, message });
+    };
+    if (interrupted !== undefined) failed(`lookup not resolved: the seeds stopped on a database failure (${interrupted})`);
+    else {
+      try {
+        await ctx.db.transaction().execute(async (trx) => {
+          await resolveDeferred(trx as unknown as Db, schema, graph, deferred, (e) => lookupErrors.push(e), nowIso);
+        });
+        for (const e of lookupErrors) report(e);
+      } catch (e) {
+        if (isDatabaseFailure(e)) interrupted = describeDbError(e);
+        failed(`lookup not resolved: the second pass rolled back: ${describeDbError(e)}`);
+      }
+    }
   }
   const sum = (k: 'inserted' | 'updated' | 'skipped') => outcomes.reduce((n, o) => n + o[k], 0);
   // Stable order for diffs: seeds in the order they ran, then record, then field.
@@ -196,6 +268,7 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
     errors,
     errorsOmitted,
     seeds: outcomes,
+    ...(interrupted !== undefined ? { interrupted } : {}),
   };
 }
 
@@ -244,6 +317,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   if (seed.mode === 'replace') {
     const cleared = await attempt(db, () => sql`delete from ${table}`.execute(db));
     if (!cleared.ok) err(-1, `mode 'replace' could not clear the table: ${describeDbError(cleared.error)}`);
+    else outcome.deleted = Number(cleared.value.numAffectedRows ?? 0);
   }
   const seen = new Map<string, string>();
   const records = seed.def.records;
@@ -253,6 +327,9 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       const record = records[i]!;
       const row: Record<string, unknown> = {};
       const lookups: Prepared['lookups'] = [];
+      // A value that cannot be stored (a CEL value that does not evaluate, a list for a number) fails
+      // its record, never the seed: each record is written whole or not at all.
+      let refused: { field: string; message: string } | undefined;
       for (const [key, value] of Object.entries(record)) {
         const plan = planOf(key);
         if (!plan) {
@@ -267,9 +344,17 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
           else lookups.push({ field: key, target: plan.relation.target, multiple: plan.relation.multiple, keys });
           continue;
         }
-        const v = toColumnValue(value, plan.type, run.now);
+        const v = storableValue(value, plan.type, run.now);
         if (v.ok) row[plan.column] = v.value;
-        else err(i, `${v.error}; the value was dropped`, key);
+        else {
+          refused = { field: key, message: `row not written: ${v.error}` };
+          break;
+        }
+      }
+      if (refused) {
+        outcome.failed++;
+        err(i, refused.message, refused.field);
+        continue;
       }
       if (!('created_at' in row) && planOf('created_at')) row.created_at = run.nowIso;
       if (!('updated_at' in row) && planOf('updated_at')) row.updated_at = run.nowIso;
@@ -298,6 +383,13 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       if (write === 'skip') {
         // 'ignore' leaves an existing row exactly as it is, lookups included.
         outcome.skipped++;
+        continue;
+      }
+      // ObjectStack's record validator runs before the database: a record it rejects is not written.
+      const refused = writeContractProblem(run.object, records[p.index]!, write);
+      if (refused) {
+        outcome.failed++;
+        err(p.index, refused.message, refused.field);
         continue;
       }
       const id = write === 'update' ? existing! : typeof p.row.id === 'string' ? p.row.id : randomUUID();

@@ -1,11 +1,63 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { PlatformContext } from './database.ts';
 import { tenantSchema } from './identifier.ts';
+import { ddlLiteral } from './run-ddl.ts';
 import { checkScope } from './scope.ts';
 
+/** The comment bvl puts on a tenant schema it creates: only a schema carrying it is altered (or dropped) by bvl. */
+export const tenantSchemaMark = (tenant: string): string => `bvl:tenant:${tenant}`;
+
+/** A tenant's schema exists but is not bvl's (no mark): bvl refuses to alter or drop it. */
+export class ForeignSchemaError extends Error {
+  override readonly name = 'ForeignSchemaError';
+}
+
+/** The schema's comment: undefined when there is no such schema, null when it has no comment. */
+async function schemaComment<DB>(db: Kysely<DB>, schema: string): Promise<string | null | undefined> {
+  const r = await sql<{ mark: string | null }>`
+    select obj_description(oid, 'pg_namespace') as mark from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);
+  return r.rows.length === 0 ? undefined : r.rows[0]!.mark;
+}
+
+/** Creates the tenant's schema with bvl's mark, in one transaction (a concurrent creator's win is not an error). */
+async function createMarkedSchema<DB>(db: Kysely<DB>, tenant: string, schema: string, inTransaction: boolean): Promise<void> {
+  const create = async (trx: Kysely<DB>) => {
+    await sql`create schema ${sql.id(schema)}`.execute(trx);
+    await sql`comment on schema ${sql.id(schema)} is ${ddlLiteral(tenantSchemaMark(tenant))}`.execute(trx);
+  };
+  if (inTransaction) return create(db);
+  try {
+    await db.transaction().execute(create);
+  } catch (e) {
+    // Two first publishes race on creating it: the loser's create fails once the winner commits.
+    if ((await schemaComment(db, schema)) === undefined) throw e;
+  }
+}
+
 /**
- * Registers the tenant (and package) and creates the tenant's schema if needed; returns the schema
- * name. Idempotent and safe to race: a concurrent creator's win is not an error.
+ * Makes sure the tenant's schema exists and is bvl's, inside the caller's transaction (the publish
+ * calls it under its locks, before any DDL): creates it with bvl's mark when missing; throws
+ * {@link ForeignSchemaError} when a schema of that name exists without the mark, so bvl never
+ * takes over a schema it did not create.
+ */
+export async function ensureOwnSchema<DB>(trx: Kysely<DB>, tenant: string): Promise<string> {
+  const schema = tenantSchema(tenant);
+  const comment = await schemaComment(trx, schema);
+  if (comment === undefined) await createMarkedSchema(trx, tenant, schema, true);
+  else if (comment !== tenantSchemaMark(tenant)) throw foreign(tenant, schema, comment);
+  return schema;
+}
+
+function foreign(tenant: string, schema: string, comment: string | null): ForeignSchemaError {
+  return new ForeignSchemaError(
+    `schema "${schema}" already exists and was not created by bvl for tenant "${tenant}" (${comment === null ? 'it has no bvl mark' : `its comment is ${JSON.stringify(comment.slice(0, 80))}`}), so bvl will not alter it. Drop or rename that schema, or publish to another tenant.`,
+  );
+}
+
+/**
+ * Registers the tenant (and package) and creates the tenant's schema with bvl's mark if there is
+ * none; returns the schema name. Idempotent and safe to race. A schema of that name that is not
+ * bvl's is left alone here and refused by the publish (see {@link ensureOwnSchema}).
  */
 export async function ensureTenant(ctx: PlatformContext, scope: { readonly tenant: string; readonly package?: string | undefined }): Promise<string> {
   checkScope(scope);
@@ -22,20 +74,18 @@ export async function ensureTenant(ctx: PlatformContext, scope: { readonly tenan
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
-  try {
-    await sql`create schema if not exists ${sql.id(schema)}`.execute(ctx.db);
-  } catch (e) {
-    // `if not exists` still races on PostgreSQL's catalog; the schema existing afterwards is success.
-    const found = await sql<{ n: number }>`select count(*)::int as n from pg_namespace where nspname = ${schema}`.execute(ctx.db);
-    if (found.rows[0]?.n !== 1) throw e;
-  }
+  if ((await schemaComment(ctx.db, schema)) === undefined) await createMarkedSchema(ctx.db, scope.tenant, schema, false);
   return schema;
 }
 
-/** Drops a tenant: its schema (every published table) and its metadata rows. Tests clean up with it. */
+/**
+ * Drops a tenant: its schema (every published table) when it is bvl's, and its metadata rows. A
+ * schema of that name bvl did not create is left in place. Tests clean up with it.
+ */
 export async function dropTenant(ctx: PlatformContext, tenant: string): Promise<void> {
   checkScope({ tenant });
-  await sql`drop schema if exists ${sql.id(tenantSchema(tenant))} cascade`.execute(ctx.db);
+  const schema = tenantSchema(tenant);
+  if ((await schemaComment(ctx.db, schema)) === tenantSchemaMark(tenant)) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(ctx.db);
   // Packages, metadata items and the publish log go with the tenant row (ON DELETE CASCADE).
   await ctx.db.deleteFrom('bvl.tenants').where('id', '=', tenant).execute();
 }

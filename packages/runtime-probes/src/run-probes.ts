@@ -23,6 +23,8 @@ export interface RunProbesInput {
   readonly seedApplied?: SeedApplyReport | undefined;
   /** The environment seeds were applied for (default `dev`). */
   readonly env?: string;
+  /** Only these artifacts are probed (see PlanOptions.scope); absent: the whole graph. */
+  readonly scope?: ReadonlyArray<{ readonly type: string; readonly name: string }> | undefined;
   readonly concurrency?: number;
   readonly maxProbes?: number;
 }
@@ -68,7 +70,7 @@ function unavailable(plane: Plane, reason: string): BuildIssue {
 export async function runProbes(input: RunProbesInput): Promise<ProbeReport> {
   const { engine, graph } = input;
   const limit = input.concurrency ?? PROBE_CONCURRENCY;
-  const plan = planProbes(graph, { env: input.env ?? 'dev', seedApplied: input.seedApplied });
+  const plan = planProbes(graph, { env: input.env ?? 'dev', seedApplied: input.seedApplied, scope: input.scope });
   const issues: BuildIssue[] = [];
   const checked = zeroPlanes();
   const skipped: SkippedProbe[] = [...plan.skipped];

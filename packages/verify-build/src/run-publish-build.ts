@@ -1,6 +1,8 @@
-import { type BuildIssue, fingerprint, sortIssues } from '@bvl/build-issue';
+import { type BuildIssue, fingerprint, makeIssue, sortIssues } from '@bvl/build-issue';
 import {
   createProbeEngine,
+  describeDbError,
+  LockTimeoutError,
   type PackageScope,
   type PlatformContext,
   type PublishedItem,
@@ -8,6 +10,7 @@ import {
   type RetiredItem,
   recordProbeResult,
   type SeedApplied,
+  tenantSchema,
   withPackageLock,
 } from '@bvl/platform';
 import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-probes';
@@ -15,7 +18,7 @@ import type { Checked } from '@bvl/verify';
 import { type BuildCard, buildCard } from './build-card.ts';
 import { decideRound } from './decide-round.ts';
 import { draftHash } from './draft-hash.ts';
-import { addUsage, loadSession, type ReportedUsage, recordRound, type SessionView } from './run-session-store.ts';
+import { addUsage, loadSession, type ReportedUsage, recordRound, type SessionState } from './run-session-store.ts';
 import { cardSession, pastOf, withUsage } from './run-verify-build.ts';
 
 /** What a gated publish is asked. */
@@ -26,6 +29,8 @@ export interface PublishBuildInput extends PackageScope {
   readonly dropData?: boolean | undefined;
   /** Seeds whose `env` list lacks this are not applied (default `dev`). */
   readonly env?: string | undefined;
+  /** Let a republish convert rows a type/option change would lose data of (see PublishOptions.allowDataChange). */
+  readonly allowDataChange?: boolean | undefined;
   /**
    * Runs under the package lock right before the publish, on the pinned connection: `bvl publish`
    * replaces the package's drafts with its files here, so a concurrent run cannot publish them.
@@ -53,7 +58,7 @@ export interface PublishBuildResult {
   readonly schema: string;
   readonly error?: string;
   readonly card?: BuildCard;
-  readonly session: SessionView | null;
+  readonly session: SessionState['view'] | null;
 }
 
 /** Rows the seeds wrote or found in place. */
@@ -64,19 +69,39 @@ const rowsOf = (s: SeedApplied): number => s.inserted + s.updated + s.skipped;
  * refuses while L1 or L2 has an error, on the exact graph it would promote, inside the package
  * lock), then runs the L3 probes on the live tables, stores their result against the publish, and
  * records a publish round in the session: no L3 error ends the session `clean`; L3 errors re-open
- * it for repair rounds within the same bounds. Never reports as published what was not.
+ * it for repair rounds within the same bounds. Never reports as published what was not, and never
+ * throws for what was: a failure after the commit (probes, their record, the session round) is a
+ * `publish_interrupted` error on a `published` result. The probes cover the published package.
  */
 export async function publishBuild(ctx: PlatformContext, input: PublishBuildInput): Promise<PublishBuildResult> {
   const started = Date.now();
   const scope = { tenant: input.tenant, package: input.package };
   let state = input.session !== undefined ? await loadSession(ctx, scope, input.session) : null;
   if (state) await addUsage(ctx, state.view.id, input.usage);
-  const options = { ...(input.dropData ? { dropData: true } : {}), ...(input.env ? { env: input.env } : {}) };
+  const options = {
+    ...(input.dropData ? { dropData: true } : {}),
+    ...(input.env ? { env: input.env } : {}),
+    ...(input.allowDataChange ? { allowDataChange: true } : {}),
+  };
+  let result: Awaited<ReturnType<typeof publishPackage>>;
   input.onStep?.('publish');
-  const result = await withPackageLock(ctx, scope, async (pinned) => {
-    await input.prepare?.(pinned);
-    return publishPackage(pinned, scope, options);
-  });
+  try {
+    result = await withPackageLock(ctx, scope, async (pinned) => {
+      await input.prepare?.(pinned);
+      return publishPackage(pinned, scope, options);
+    });
+  } catch (e) {
+    if (!(e instanceof LockTimeoutError)) throw e;
+    return {
+      outcome: 'failed',
+      published: false,
+      ok: false,
+      issues: [],
+      error: `nothing was published: ${e.message}`,
+      schema: tenantSchema(scope.tenant),
+      session: state?.view ?? null,
+    };
+  }
   if (result.outcome !== 'published') {
     const issues = result.outcome === 'refused' ? result.issues : [];
     return {
@@ -90,49 +115,57 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
       session: state?.view ?? null,
     };
   }
-  // The platform's engine is checked against runtime-probes' port here, where both meet.
-  input.onStep?.('probe');
-  const engine: ProbeEngine = createProbeEngine(ctx, { tenant: scope.tenant, graph: result.graph });
-  const { issues: probeIssues, ...report } = await runProbes({
-    engine,
-    graph: result.graph,
-    seedApplied: result.seedApplied,
-    ...(input.env ? { env: input.env } : {}),
-  });
-  const probes: ProbeSummary = { ...report, rows: rowsOf(result.seedApplied) };
-  await recordProbeResult(ctx, scope, result.publishId, { issues: probeIssues, report: probes });
-  const issues = sortIssues([...result.issues, ...probeIssues]);
-
-  if (state && state.view.status === 'open') {
-    const errors = probeIssues.filter((i) => i.severity === 'error').map(fingerprint);
-    const warnings = probeIssues.filter((i) => i.severity === 'warning').map(fingerprint);
-    const decision = decideRound({
-      kind: 'publish',
-      history: pastOf(state.rounds),
-      errors,
-      warnings,
-      bounds: state.view.bounds,
-      usage: withUsage(state.view, input.usage),
-    });
-    await recordRound(ctx, state.view, {
-      kind: 'publish',
-      draftHash: draftHash([], scope.package),
-      errors,
-      warnings,
-      issues: probeIssues,
-      fixes: [],
-      decision,
-      usage: input.usage,
-      durationMs: Date.now() - started,
-      published: true,
-    });
+  // From here on the package is published: a failure is reported on the result, never thrown.
+  const after: string[] = [];
+  let probeIssues: BuildIssue[] = [];
+  let report: Omit<ProbeReport, 'issues'>;
+  try {
+    // The platform's engine is checked against runtime-probes' port here, where both meet.
+    input.onStep?.('probe');
+    const engine: ProbeEngine = createProbeEngine(ctx, { tenant: scope.tenant, graph: result.graph });
+    ({ issues: probeIssues, ...report } = await runProbes({
+      engine,
+      graph: result.graph,
+      seedApplied: result.seedApplied,
+      scope: result.packageArtifacts,
+      ...(input.env ? { env: input.env } : {}),
+    }));
+  } catch (e) {
+    after.push(`the probes could not run (${describeDbError(e)})`);
+    const why = `the probes could not run: ${describeDbError(e)}`;
+    report = { checked: zero(), total: zero(), skipped: [], unavailable: { seeds: why, views: why, widgets: why, objects: why } };
   }
-  if (state) state = await loadSession(ctx, scope, state.view.id);
+  const probes: ProbeSummary = { ...report, rows: rowsOf(result.seedApplied) };
+  try {
+    await recordProbeResult(ctx, scope, result.publishId, { issues: probeIssues, report: probes });
+  } catch (e) {
+    after.push(`the probe result could not be recorded (${describeDbError(e)})`);
+  }
+
+  const interrupted = (): BuildIssue[] =>
+    after.length === 0
+      ? []
+      : [
+          makeIssue({
+            code: 'publish_interrupted',
+            artifact: { type: 'package', name: scope.package },
+            ref: { type: 'probe', name: 'l3' },
+            message: `Package "${scope.package}" was published to tenant "${scope.tenant}" (its metadata and tables are committed), but ${after.join('; and ')}.`,
+            fix: 'Fix the database (free disk space, restore the connection) and publish again: the published metadata stays, and the probes run again.',
+          }),
+        ];
+  try {
+    state = await recordSessionRound(ctx, state, scope, probeIssues, input.usage, started);
+  } catch (e) {
+    after.push(`the build session round could not be recorded (${describeDbError(e)})`);
+  }
+  const issues = sortIssues([...result.issues, ...probeIssues, ...interrupted()]);
+  const sessionCard = state ? cardSession(state) : undefined;
   const card = buildCard({
     issues: result.issues,
     checked: result.checked,
     probes: { issues: probeIssues, rows: probes.rows, widgets: { checked: report.checked.widgets, total: report.total.widgets } },
-    session: state ? cardSession(state) : undefined,
+    session: sessionCard,
   });
   return {
     outcome: 'published',
@@ -148,4 +181,43 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     card,
     session: state?.view ?? null,
   };
+}
+
+const zero = () => ({ seeds: 0, views: 0, widgets: 0, objects: 0 });
+
+/** Records the publish round of an open session (see publishBuild); returns the session as it now is. */
+async function recordSessionRound(
+  ctx: PlatformContext,
+  start: SessionState | null,
+  scope: PackageScope,
+  probeIssues: BuildIssue[],
+  usage: ReportedUsage | undefined,
+  started: number,
+): Promise<SessionState | null> {
+  if (!start) return null;
+  if (start.view.status === 'open') {
+    const errors = probeIssues.filter((i) => i.severity === 'error').map(fingerprint);
+    const warnings = probeIssues.filter((i) => i.severity === 'warning').map(fingerprint);
+    const decision = decideRound({
+      kind: 'publish',
+      history: pastOf(start.rounds),
+      errors,
+      warnings,
+      bounds: start.view.bounds,
+      usage: withUsage(start.view, usage),
+    });
+    await recordRound(ctx, start.view, {
+      kind: 'publish',
+      draftHash: draftHash([], scope.package),
+      errors,
+      warnings,
+      issues: probeIssues,
+      fixes: [],
+      decision,
+      usage,
+      durationMs: Date.now() - started,
+      published: true,
+    });
+  }
+  return loadSession(ctx, scope, start.view.id);
 }

@@ -65,6 +65,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       quiet: { type: 'boolean', short: 'q' },
       'max-warnings': { type: 'string' },
       all: { type: 'boolean' },
+      'allow-data-change': { type: 'boolean' },
     },
     'publish',
   );
@@ -127,6 +128,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     // under the package lock the publish holds: a concurrent run waits its turn.
     const result = await publishBuild(platform, {
       ...scope,
+      // A republish that would lose or change existing rows proceeds only when asked (then says what changed).
+      ...(values['allow-data-change'] ? { allowDataChange: true } : {}),
       prepare: async (pinned) => {
         await discardDrafts(pinned, scope).catch(() => 0);
         await stageDrafts(pinned, scope, stage);
