@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 // The runtime (L3) bench: publish + probe of app-showcase on PGlite (and PostgreSQL when
 // DATABASE_URL is set), probe overhead per widget against the same SQL run directly, and a
 // 100k-row generated seed. Prints figures; asserts nothing (the machine is shared and noisy).
@@ -8,12 +7,11 @@ import { pathToFileURL } from 'node:url';
 import { type ArtifactSet, buildGraph, collectStack, readSource } from '@bvl/metadata';
 import { createProbeEngine, dropTenant, openPlatform, type Platform, type PlatformOptions, planDatasetQuery, publishPackage, stageDrafts } from '@bvl/platform';
 import { planProbes, runProbes } from '@bvl/runtime-probes';
+import { corpusFile, fixtureFile, locateCorpora } from '@bvl/test-support';
 import { CompiledQuery } from 'kysely';
 
-// The shared corpora sit beside the repository (as in CI's clone).
-const CORPORA_DIR = join(import.meta.dirname, '../../shared/corpora/objectstack');
-
-const SHOWCASE = join(CORPORA_DIR, 'app-showcase.stack.json');
+// app-showcase when the shared corpora are present, else the repository's field-service fixture.
+const SHOWCASE = locateCorpora().present ? corpusFile('app-showcase') : fixtureFile('field-service');
 /** Timed repetitions per widget query (median taken). */
 const WIDGET_RUNS = 7;
 /** Rows in the generated seed. */

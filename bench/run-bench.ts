@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { lintGraph } from '@bvl/graph-lint';
 import { buildGraph, collectStack } from '@bvl/metadata';
-import { generateStack } from './generate-stack.ts';
+import { corpusFile, fixtureDoc, generateStack, locateCorpora } from '@bvl/test-support';
 
 const RUNS = 15;
 const log = (line: string) => console.log(line);
@@ -66,16 +66,19 @@ log(
   `goal: 10k artifacts L1 < 200 ms → ${big.l1 < 200 ? 'met' : 'NOT met'}${big.l2 !== undefined ? `; L1+L2 < 400 ms → ${big.l2 < 400 ? 'met' : 'NOT met'}` : ''}`,
 );
 
-// A field-heavy real shape: app-showcase (24 objects, up to 50 fields each, 132 seed records)
-// copied under new names until ~10k artifacts. Slower per artifact than the generated stack.
+// A field-heavy real shape: app-showcase (24 objects, up to 50 fields each, 132 seed records) when
+// the corpora are present, else the field-service fixture, copied under new names until ~10k
+// artifacts. Slower per artifact than the generated stack.
 {
-  const showcase = readFileSync(new URL('../../shared/corpora/objectstack/app-showcase.stack.json', import.meta.url), 'utf8');
+  const located = locateCorpora();
+  const [label, base, prefix] = located.present
+    ? ['app-showcase', JSON.parse(readFileSync(corpusFile('app-showcase'), 'utf8')) as Record<string, unknown[]>, 'showcase_']
+    : ['field-service', fixtureDoc('field-service') as Record<string, unknown[]>, 'fs_'];
   const keys = ['objects', 'views', 'dashboards', 'datasets', 'apps', 'data'] as const;
-  const base = JSON.parse(showcase) as Record<string, unknown[]>;
   const text = JSON.stringify(Object.fromEntries(keys.map((k) => [k, base[k] ?? []])));
   const big: Record<string, unknown[]> = Object.fromEntries(keys.map((k) => [k, []]));
   for (let i = 0; collectStack(big).artifacts.length < 10_000; i++) {
-    const copy = JSON.parse(text.replaceAll('showcase_', `sc${i}_`)) as Record<string, unknown[]>;
+    const copy = JSON.parse(text.replaceAll(prefix, `sc${i}_`)) as Record<string, unknown[]>;
     for (const k of keys) big[k]!.push(...(copy[k] ?? []));
   }
   const set = collectStack(big);
@@ -90,7 +93,7 @@ log(
     l12.push(performance.now() - t0);
   }
   log(
-    `${set.artifacts.length} artifacts (app-showcase ×${Math.round(set.artifacts.length / 87)}, field-heavy): L1 ${median(l1).toFixed(1)} ms (${((median(l1) * 1000) / set.artifacts.length).toFixed(2)} µs/artifact)${render ? `; L1+L2 ${median(l12).toFixed(1)} ms` : ''}`,
+    `${set.artifacts.length} artifacts (${label} copies, field-heavy): L1 ${median(l1).toFixed(1)} ms (${((median(l1) * 1000) / set.artifacts.length).toFixed(2)} µs/artifact)${render ? `; L1+L2 ${median(l12).toFixed(1)} ms` : ''}`,
   );
 }
 

@@ -1,8 +1,10 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import type { DashboardNode, DatasetNode, Graph, ViewNode, WidgetNode } from '@bvl/metadata';
+import { CORPUS_NAMES, FIXTURE_NAMES } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CORPORA, corpusGraph } from '../test/corpora.ts';
+import { corpusGraph, fixtureGraph } from '../test/corpora.ts';
 import { sampleRows } from '../test/sample-rows.ts';
 import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
@@ -99,47 +101,48 @@ function* artifacts(graph: Graph): Generator<['view', ViewNode] | ['widget', Wid
   for (const d of graph.dashboards.values()) for (const w of d.widgets) yield ['widget', w, graph.datasets.get(w.def.dataset ?? ''), d];
 }
 
-describe('L2 and the rendered DOM agree', () => {
-  for (const corpus of CORPORA) {
-    const graph = corpusGraph(corpus);
+/** The agreement, on one stack: as published, under every mutation, and under a trimmed registry. */
+function agreesOn(label: string, graph: Graph): void {
+  it(`${label} as published: nothing red-boxes or renders empty`, () => {
+    for (const a of artifacts(graph)) {
+      const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph) : checkWidget(a[1], a[2], a[3]);
+      expect(issues).toEqual([]);
+      agree(schema.id, schema, issues);
+    }
+  });
 
-    it(`${corpus} as published: nothing red-boxes or renders empty`, () => {
-      for (const a of artifacts(graph)) {
-        const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph) : checkWidget(a[1], a[2], a[3]);
-        expect(issues).toEqual([]);
-        agree(schema.id, schema, issues);
-      }
-    });
-
-    it(`${corpus} mutated: every view and widget, every mutation`, () => {
-      for (const a of artifacts(graph)) {
-        if (a[0] === 'view') {
-          for (const [m, v] of viewMutations(a[1])) {
-            const { schema, issues } = checkView(v, graph);
-            agree(`${v.name} ${m}`, schema, issues);
-          }
-        } else {
-          for (const [m, w, dataset] of widgetMutations(a[1], a[2])) {
-            const { schema, issues } = checkWidget(w, dataset, a[3]);
-            agree(`${schema.id} ${m}`, schema, issues);
-          }
+  it(`${label} mutated: every view and widget, every mutation`, () => {
+    for (const a of artifacts(graph)) {
+      if (a[0] === 'view') {
+        for (const [m, v] of viewMutations(a[1])) {
+          const { schema, issues } = checkView(v, graph);
+          agree(`${v.name} ${m}`, schema, issues);
+        }
+      } else {
+        for (const [m, w, dataset] of widgetMutations(a[1], a[2])) {
+          const { schema, issues } = checkWidget(w, dataset, a[3]);
+          agree(`${schema.id} ${m}`, schema, issues);
         }
       }
-    });
+    }
+  });
 
-    it(`${corpus} under a registry missing components: unknown_component red-boxes`, () => {
-      const raw = structuredClone(DEFAULT_REGISTRY) as unknown as { components: Record<string, unknown> };
-      for (const c of ['object-kanban', 'object-form', 'chart', 'metric']) delete raw.components[c];
-      const registry = parseRegistry(raw);
-      for (const a of artifacts(graph)) {
-        const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph, registry) : checkWidget(a[1], a[2], a[3], registry);
-        agree(`${schema.id} (trimmed registry)`, schema, issues, registry);
-      }
-    });
-  }
+  it(`${label} under a registry missing components: unknown_component red-boxes`, () => {
+    const raw = structuredClone(DEFAULT_REGISTRY) as unknown as { components: Record<string, unknown> };
+    for (const c of ['object-kanban', 'object-form', 'chart', 'metric']) delete raw.components[c];
+    const registry = parseRegistry(raw);
+    for (const a of artifacts(graph)) {
+      const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph, registry) : checkWidget(a[1], a[2], a[3], registry);
+      agree(`${schema.id} (trimmed registry)`, schema, issues, registry);
+    }
+  });
+}
+
+describe('L2 and the rendered DOM agree', () => {
+  for (const name of FIXTURE_NAMES) agreesOn(name, fixtureGraph(name));
 
   it('random view types and widget shapes agree too', () => {
-    const graph = corpusGraph('app-showcase');
+    const graph = fixtureGraph('field-service');
     const views = [...graph.views.values()];
     const widgets = [...artifacts(graph)].filter((a) => a[0] === 'widget');
     fc.assert(
@@ -177,4 +180,8 @@ describe('L2 and the rendered DOM agree', () => {
       expect(seen.get(key) ?? 0, key).toBeGreaterThan(0);
     }
   });
+});
+
+describeCorpora('L2 and the rendered DOM agree on the corpora', () => {
+  for (const corpus of CORPUS_NAMES) agreesOn(corpus, corpusGraph(corpus));
 });

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BuildIssueSchema } from '@bvl/build-issue';
+import { corpusFile, fixtureFile } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import { describe, expect, it } from 'vitest';
 import { main } from '../main.ts';
 import { recordingIo } from '../test-io.ts';
@@ -55,9 +57,9 @@ describe('bvl verify', () => {
     expect(log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('examples/expense-tracker/drafts/dashboards/exp_spending.json');
   });
 
-  it('verifies a stack JSON file (the corpora) clean', async () => {
-    const r = await run('verify', '../shared/corpora/objectstack/app-showcase.stack.json', '--format', 'json');
-    expect(JSON.parse(r.out).issues.filter((i: any) => i.severity === 'error')).toEqual([]);
+  it('verifies a stack JSON file (the field-service fixture) clean', async () => {
+    const r = await run('verify', fixtureFile('field-service'), '--format', 'json');
+    expect(JSON.parse(r.out)).toMatchObject({ ok: true, issues: [], checked: { objects: 7, views: 27, widgets: 26, schemas: 53 } });
     expect(r.code).toBe(0);
   });
 
@@ -99,5 +101,13 @@ describe('bvl verify', () => {
       cwd: ROOT,
     });
     expect(JSON.parse(stdout).ok).toBe(true);
+  });
+});
+
+describeCorpora('bvl verify on the corpora', () => {
+  it('verifies a stack JSON file (app-showcase) clean', async () => {
+    const r = await run('verify', corpusFile('app-showcase'), '--format', 'json');
+    expect(JSON.parse(r.out).issues.filter((i: any) => i.severity === 'error')).toEqual([]);
+    expect(r.code).toBe(0);
   });
 });
