@@ -40,8 +40,7 @@ export function corporaNotice(located = locateCorpora()) {
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const located = locateCorpora();
   if (!located.present) {
-    const line = corporaNotice(located);
-    console.error(`\n${'!'.repeat(Math.min(line.length, 100))}\n${line}\n${'!'.repeat(Math.min(line.length, 100))}\n`);
+    console.error(`!!! ${corporaNotice(located)}`);
     if (located.required) process.exitCode = 1;
   }
 }
