@@ -8,16 +8,37 @@ import { build } from 'esbuild';
 const here = new URL('.', import.meta.url);
 const pkg = JSON.parse(await readFile(new URL('package.json', here), 'utf8'));
 
-/** Workspace packages (`@bvl/*`) are bundled; every other bare import stays an npm dependency. */
+/**
+ * npm packages bundled rather than installed. kysely-pglite-dialect declares a peer range of PGlite
+ * (^0.2 || ^0.3 || ^0.4) that excludes the 0.5 bvl runs: the monorepo overrides it, but an
+ * `npm i -g` of the packed CLI cannot, so as a dependency it made every install print a peer conflict.
+ * It is 3 kB with no dependencies of its own; its licence notice goes into the bundle's banner.
+ */
+const BUNDLED_NPM = ['kysely-pglite-dialect'];
+
+/** Workspace packages (`@bvl/*`) and BUNDLED_NPM are bundled; every other bare import stays an npm dependency. */
 const externalNpm = {
   name: 'external-npm',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@bvl/') || args.path.startsWith('node:')) return undefined;
+      if (args.path.startsWith('@bvl/') || args.path.startsWith('node:') || BUNDLED_NPM.includes(args.path)) return undefined;
       return { path: args.path, external: true };
     });
   },
 };
+
+const notices = [];
+for (const name of BUNDLED_NPM) {
+  // Its package.json is not exported: walk up from its entry point to the folder named after it.
+  let dir = new URL('.', import.meta.resolve(name));
+  while (!dir.pathname.endsWith(`/node_modules/${name}/`)) {
+    if (dir.pathname === '/') throw new Error(`apps/cli: cannot find the package folder of ${name}`);
+    dir = new URL('..', dir);
+  }
+  const meta = JSON.parse(await readFile(new URL('package.json', dir), 'utf8'));
+  const author = typeof meta.author === 'string' ? meta.author : meta.author?.name;
+  notices.push(`${name}@${meta.version} (${meta.license}, Copyright (c) ${author}, ${meta.repository?.url ?? meta.homepage ?? ''})`);
+}
 
 await rm(new URL('dist', here), { recursive: true, force: true });
 const result = await build({
@@ -35,6 +56,7 @@ const result = await build({
   metafile: true,
   sourcemap: 'linked',
   legalComments: 'none',
+  banner: { js: `// bvl. Bundles ${notices.join('; ')}.` },
   logLevel: 'warning',
 });
 
