@@ -35,11 +35,19 @@ function cleanEnv(path) {
 
 try {
   // 1. Pack (prepack rebuilds dist/ from the sources).
-  const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: join(ROOT, 'apps/cli'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], {
+    cwd: join(ROOT, 'apps/cli'),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const [packed] = JSON.parse(packOut.slice(packOut.indexOf('[')));
   const tarball = join(tmp, packed.filename);
   const files = packed.files.map((f) => f.path);
-  check('the tarball holds bin/bvl.js, dist/main.js and package.json', ['bin/bvl.js', 'dist/main.js', 'package.json'].every((f) => files.includes(f)), files.join('\n'));
+  check(
+    'the tarball holds bin/bvl.js, dist/main.js and package.json',
+    ['bin/bvl.js', 'dist/main.js', 'package.json'].every((f) => files.includes(f)),
+    files.join('\n'),
+  );
   const stray = files.filter((f) => !/^(bin\/|dist\/|package\.json$|README\.md$|LICENSE)/.test(f) || /\.ts$|\.test\./.test(f));
   check('the tarball holds nothing but bin/, dist/, package.json and README (no sources, no tests)', stray.length === 0, stray.join('\n'));
 
@@ -69,7 +77,11 @@ try {
     const label = `node ${version}`;
 
     const help = bvl(['--help']);
-    check(`${label}: bvl --help exits 0 and names both commands`, help.status === 0 && /bvl verify/.test(help.stdout) && /bvl publish/.test(help.stdout), help.stderr);
+    check(
+      `${label}: bvl --help exits 0 and names both commands`,
+      help.status === 0 && /bvl verify/.test(help.stdout) && /bvl publish/.test(help.stdout),
+      help.stderr,
+    );
     const ver = bvl(['--version']);
     check(`${label}: bvl --version prints ${packed.version}`, ver.status === 0 && ver.stdout.trim() === packed.version, ver.stdout + ver.stderr);
 
@@ -93,7 +105,9 @@ try {
     );
     console.log(`packed CLI: ${label}: --help, --version, verify (clean and with drafts), publish on PGlite: ok`);
   }
-  console.log(`packed CLI: ${packed.filename} (${(packed.size / 1024).toFixed(0)} kB, ${files.length} files) installs and runs; ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `packed CLI: ${packed.filename} (${(packed.size / 1024).toFixed(0)} kB, ${files.length} files) installs and runs; ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 } catch (e) {
   if (!failed) console.error(`packed CLI: FAILED: ${e.message}`);
   process.exitCode = 1;
