@@ -54,7 +54,7 @@ export { MIGRATIONS, migrateToLatest } from './run-migrations.ts';
 export { packageLockKey, withPackageLock } from './run-package-lock.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
 export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage } from './run-publish.ts';
-export { DEFAULT_STATEMENT_TIMEOUT_MS, runReadOnly } from './run-read-only.ts';
+export { DEFAULT_STATEMENT_TIMEOUT_MS, type ReadOnlyContext, type ReadOnlySessions, readOnlyQuery, runReadOnly } from './run-read-only.ts';
 export {
   type ApplySeedsOptions,
   applySeeds,
