@@ -13,7 +13,7 @@ import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { type Goal, timing } from './measure.ts';
 
 // app-showcase when the shared corpora are present, else the repository's field-service fixture.
-const SHOWCASE = locateCorpora().present ? corpusFile('app-showcase') : fixtureFile('field-service');
+const [SHOWCASE, SHOWCASE_LABEL] = locateCorpora().present ? [corpusFile('app-showcase'), 'app-showcase'] : [fixtureFile('field-service'), 'field-service'];
 /** Timed repetitions per widget query (median taken). */
 const WIDGET_RUNS = 8;
 /** Rows in the generated seed. */
@@ -72,9 +72,9 @@ async function showcase(label: string, platform: Platform, tenant: string, log: 
   t0 = performance.now();
   const result = await publishPackage(platform, scope);
   const published = ms(t0);
-  if (result.outcome !== 'published') throw new Error(`showcase did not publish: ${result.outcome}`);
+  if (result.outcome !== 'published') throw new Error(`${SHOWCASE_LABEL} did not publish: ${result.outcome}`);
   log(
-    `[${label}] app-showcase: stage ${set.artifacts.length} artifacts ${fmt(staged)}, publish (promote + ${result.ddlSteps} DDL steps + ${result.seedApplied.inserted} seed rows) ${fmt(published)}`,
+    `[${label}] ${SHOWCASE_LABEL}: stage ${set.artifacts.length} artifacts ${fmt(staged)}, publish (promote + ${result.ddlSteps} DDL steps + ${result.seedApplied.inserted} seed rows) ${fmt(published)}`,
   );
   const engine = createProbeEngine(platform, { tenant, graph: result.graph });
   const runs: number[] = [];
@@ -86,7 +86,7 @@ async function showcase(label: string, platform: Platform, tenant: string, log: 
   }
   const c = report!.checked;
   log(
-    `[${label}] app-showcase probes: ${fmt(median(runs))} median of 5 (${c.objects} counts, ${c.seeds} seeds, ${c.views} view reads, ${c.widgets} widget queries; ${report!.issues.length} issues)`,
+    `[${label}] ${SHOWCASE_LABEL} probes: ${fmt(median(runs))} median of 5 (${c.objects} counts, ${c.seeds} seeds, ${c.views} view reads, ${c.widgets} widget queries; ${report!.issues.length} issues)`,
   );
 
   // Probe overhead per widget: a probe (planning its SQL, running it read-only with a timeout) vs
