@@ -23,7 +23,7 @@ export interface ReadOnlySessions {
   close(): Promise<void>;
 }
 
-/** What the read-only path takes: a platform, with read-only sessions when its engine has them (PostgreSQL). */
+/** What the read-only path takes: a platform, with its engine's read-only path when it has one (openPlatform gives both engines one). */
 export type ReadOnlyContext = PlatformContext & { readonly readOnly?: ReadOnlySessions | undefined };
 
 const timeoutOf = (ms: number) => Math.max(1, Math.floor(ms));
@@ -69,21 +69,27 @@ export function readOnlySessionOptions(timeoutMs: number): string {
 }
 
 /**
- * PGlite's read-only path: the statement in one PGlite transaction that is read-only with the
- * timeout (BEGIN, SET and COMMIT run inside PGlite's exclusive call, not as separate queries from
- * kysely). It first takes kysely's connection, so it never runs inside a kysely transaction that is
- * in progress on the same instance.
+ * PGlite's read-only path: the statement in a transaction begun read-only with the timeout, issued
+ * to PGlite directly rather than as separate queries through kysely. It first takes kysely's
+ * connection, so it never runs inside a kysely transaction in progress on the same instance, and
+ * nothing else of bvl's reaches the instance until it commits.
  */
 export function pgliteReadOnly(db: Kysely<BvlDatabase>, lite: PGlite): ReadOnlySessions {
   return {
+    // Three PGlite calls under kysely's connection (nothing else reaches this instance meanwhile):
+    // BEGIN READ ONLY with the timeout in one simple-protocol exec, the statement, COMMIT.
     query: <R>(timeoutMs: number, query: CompiledQuery<R>) =>
-      db.connection().execute(() =>
-        lite.transaction(async (tx) => {
-          await tx.exec(`set transaction read only; set local statement_timeout = ${timeoutOf(timeoutMs)}`);
-          const result = await tx.query<R>(query.sql, [...query.parameters]);
+      db.connection().execute(async () => {
+        await lite.exec(`begin read only; set local statement_timeout = ${timeoutOf(timeoutMs)}`);
+        try {
+          const result = await lite.query<R>(query.sql, [...query.parameters]);
+          await lite.exec('commit');
           return { rows: result.rows };
-        }),
-      ),
+        } catch (e) {
+          await lite.exec('rollback').catch(() => {});
+          throw e;
+        }
+      }),
     db: () => undefined,
     close: async () => {},
   };
