@@ -1,13 +1,13 @@
 // The L4 bench: verify_build over the draft store against the in-process verification it wraps
 // (`bvl verify`'s function) on the same app, and what a session round costs on top. Uses
-// app-showcase when the ObjectStack corpora sit beside the repository, else the in-repo example.
+// app-showcase when the ObjectStack corpora are present (BVL_CORPORA, or ../shared beside the
+// repository), else the repository's field-service fixture.
 // Prints figures; asserts nothing (the machine is shared and noisy: compare ratios).
 
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readSource } from '@bvl/metadata';
 import { dropTenant, openPlatform, overlayOf, type PlatformOptions, readOverlayRows, stageDrafts } from '@bvl/platform';
+import { corpusFile, fixtureFile, locateCorpora } from '@bvl/test-support';
 import { verify } from '@bvl/verify';
 import { createSession, verifyBuild } from '@bvl/verify-build';
 
@@ -27,10 +27,8 @@ async function time(runs: number, fn: () => Promise<unknown> | unknown): Promise
 }
 
 function appPath(): { label: string; path: string } {
-  const corpora = process.env.BVL_CORPORA ?? join(import.meta.dirname, '../../shared/corpora/objectstack');
-  const showcase = join(corpora, 'app-showcase.stack.json');
-  if (existsSync(showcase)) return { label: 'app-showcase', path: showcase };
-  return { label: 'expense-tracker (corpora absent)', path: join(import.meta.dirname, '../examples/expense-tracker/app') };
+  if (locateCorpora().present) return { label: 'app-showcase', path: corpusFile('app-showcase') };
+  return { label: 'field-service fixture (corpora absent)', path: fixtureFile('field-service') };
 }
 
 async function benchEngine(engine: string, options: PlatformOptions, log: (line: string) => void): Promise<void> {

@@ -8,16 +8,43 @@ import { build } from 'esbuild';
 const here = new URL('.', import.meta.url);
 const pkg = JSON.parse(await readFile(new URL('package.json', here), 'utf8'));
 
-/** Workspace packages (`@bvl/*`) are bundled; every other bare import stays an npm dependency. */
+/**
+ * npm packages bundled rather than installed (their licence notices go into the bundle's banner):
+ * - kysely: loading its ESM tree cost `bvl verify` CPU per call in module resolution and
+ *   compilation; bundled, the verify chunk loads faster. (zod stays a dependency: the HTTP API's
+ *   @hono/zod-openapi, the MCP SDK and openai take zod schemas, and zod keeps metadata in a
+ *   per-copy registry, so there must be exactly one zod);
+ * - kysely-pglite-dialect: it declares a peer range of PGlite (^0.2 || ^0.3 || ^0.4) that excludes
+ *   the 0.5 bvl runs; the monorepo overrides it, but an `npm i -g` of the packed CLI cannot, so as a
+ *   dependency it made every install print a peer conflict.
+ * pg and PGlite (WASM and data files) stay dependencies, loaded only by the publish chunk.
+ */
+const BUNDLED_NPM = ['kysely', 'kysely-pglite-dialect'];
+
+/** Workspace packages (`@bvl/*`) and BUNDLED_NPM are bundled; every other bare import stays an npm dependency. */
 const externalNpm = {
   name: 'external-npm',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@bvl/') || args.path.startsWith('node:')) return undefined;
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      if (args.path.startsWith('@bvl/') || args.path.startsWith('node:') || BUNDLED_NPM.includes(name)) return undefined;
       return { path: args.path, external: true };
     });
   },
 };
+
+const notices = [];
+for (const name of BUNDLED_NPM) {
+  // Its package.json is not exported: walk up from its entry point to the folder named after it.
+  let dir = new URL('.', import.meta.resolve(name));
+  while (!dir.pathname.endsWith(`/node_modules/${name}/`)) {
+    if (dir.pathname === '/') throw new Error(`apps/cli: cannot find the package folder of ${name}`);
+    dir = new URL('..', dir);
+  }
+  const meta = JSON.parse(await readFile(new URL('package.json', dir), 'utf8'));
+  const author = typeof meta.author === 'string' ? meta.author : meta.author?.name;
+  notices.push(`${name}@${meta.version} (${meta.license}, Copyright (c) ${author}, ${meta.repository?.url ?? meta.homepage ?? ''})`);
+}
 
 await rm(new URL('dist', here), { recursive: true, force: true });
 const result = await build({
@@ -35,6 +62,7 @@ const result = await build({
   metafile: true,
   sourcemap: 'linked',
   legalComments: 'none',
+  banner: { js: `// bvl. Bundles ${notices.join('; ')}.` },
   logLevel: 'warning',
 });
 

@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { BuildIssueSchema, CATALOGUE } from '@bvl/build-issue';
 import { buildGraph, collectStack } from '@bvl/metadata';
+import { CORPUS_NAMES, corpusDoc, exampleDoc, fixtureDoc } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lintGraph } from './lint-graph.ts';
-
-const CORPORA = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
-const docs = ['app-todo', 'app-crm', 'app-showcase'].map((n) => JSON.parse(readFileSync(join(CORPORA, `${n}.stack.json`), 'utf8')));
 
 type Json = unknown;
 /** Every [container, key] pair inside a JSON value (iteratively). */
@@ -56,36 +53,59 @@ const mutation = fc.oneof(
   }),
 );
 
-describe('L1 under random mutation of the corpora', () => {
+/** Random mutations of each document never make L1 throw, and every issue is a valid catalogue issue. */
+function survivesMutation(docs: Array<() => Json>, numRuns: number): void {
+  fc.assert(
+    fc.property(fc.nat(), fc.array(fc.tuple(fc.nat(), mutation), { minLength: 1, maxLength: 8 }), (which, muts) => {
+      const doc = docs[which % docs.length]!();
+      for (const [at, m] of muts) {
+        const slotsNow = slots(doc);
+        const [container, key] = slotsNow[at % slotsNow.length]!;
+        if (m.kind === 'delete') {
+          if (Array.isArray(container)) container.splice(key as number, 1);
+          else delete container[key as string];
+        } else if (m.kind === 'rename') {
+          const v = (container as Record<string | number, Json>)[key];
+          (container as Record<string | number, Json>)[key] = typeof v === 'string' ? `${v}_x` : v;
+        } else (container as Record<string | number, Json>)[key] = structuredClone(m.value); // a fresh copy: shared instances could form cycles
+      }
+      const { graph, issues } = buildGraph(collectStack(doc));
+      for (const i of [...issues, ...lintGraph(graph)]) {
+        expect(BuildIssueSchema.safeParse(i).success).toBe(true);
+        expect(Object.hasOwn(CATALOGUE, i.code)).toBe(true);
+        expect(i.artifact.type).not.toBe('stack'); // a rule crash would surface as artifact type 'stack'
+      }
+    }),
+    { numRuns },
+  );
+}
+
+describe('L1 under random mutation', () => {
+  it('of the fixtures and the example app: never throws, always emits schema-valid catalogue issues', () => {
+    survivesMutation([() => fixtureDoc('field-service'), () => exampleDoc('app'), () => ({ ...exampleDoc('app'), ...exampleDoc('drafts') })], 200);
+  });
+
+  it('reports a renamed reference in the field-service fixture, with the patch back', () => {
+    const doc = fixtureDoc('field-service') as { dashboards: Array<{ widgets: Array<{ dataset: string }> }> };
+    doc.dashboards[0]!.widgets[0]!.dataset = 'fs_job_metrix';
+    const { graph } = buildGraph(collectStack(doc));
+    const issues = lintGraph(graph);
+    expect(issues.map((i) => i.code)).toEqual(['dangling_dataset']);
+    expect(issues[0]!.patch).toEqual([{ op: 'replace', path: '/widgets/0/dataset', value: 'fs_job_metrics' }]);
+  });
+});
+
+describeCorpora('L1 under random mutation of the corpora', () => {
   it('never throws and always emits schema-valid catalogue issues', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 }), fc.array(fc.tuple(fc.nat(), mutation), { minLength: 1, maxLength: 8 }), (which, muts) => {
-        const doc = structuredClone(docs[which]);
-        for (const [at, m] of muts) {
-          const all = slots(doc);
-          const [container, key] = all[at % all.length]!;
-          if (m.kind === 'delete') {
-            if (Array.isArray(container)) container.splice(key as number, 1);
-            else delete container[key as string];
-          } else if (m.kind === 'rename') {
-            const v = (container as Record<string | number, Json>)[key];
-            (container as Record<string | number, Json>)[key] = typeof v === 'string' ? `${v}_x` : v;
-          } else (container as Record<string | number, Json>)[key] = structuredClone(m.value); // a fresh copy: shared instances could form cycles
-        }
-        const { graph, issues } = buildGraph(collectStack(doc));
-        for (const i of [...issues, ...lintGraph(graph)]) {
-          expect(BuildIssueSchema.safeParse(i).success).toBe(true);
-          expect(Object.hasOwn(CATALOGUE, i.code)).toBe(true);
-          expect(i.artifact.type).not.toBe('stack'); // a rule crash would surface as artifact type 'stack'
-        }
-      }),
-      { numRuns: 150 },
+    survivesMutation(
+      CORPUS_NAMES.map((name) => () => corpusDoc(name)),
+      150,
     );
   });
 
   it('reports a renamed reference in the showcase corpus', () => {
-    const doc = structuredClone(docs[2]);
-    doc.dashboards[0].widgets[0].dataset = 'showcase_task_metrix';
+    const doc = corpusDoc('app-showcase') as { dashboards: Array<{ widgets: Array<{ dataset: string }> }> };
+    doc.dashboards[0]!.widgets[0]!.dataset = 'showcase_task_metrix';
     const { graph } = buildGraph(collectStack(doc));
     const issues = lintGraph(graph);
     expect(issues.map((i) => i.code)).toEqual(['dangling_dataset']);

@@ -27,6 +27,7 @@ import {
   type SeedDef,
   SeedSchema,
   SnakeName,
+  validate,
   type WidgetDef,
   WidgetSchema,
 } from './schemas.ts';
@@ -138,7 +139,10 @@ export interface GraphBuild {
   readonly issues: BuildIssue[];
 }
 
-const FIELD_CHECK = z.object(FieldSchema.shape);
+// Bodies are checked with `validate` (a predicate compiled from each schema proves the common valid
+// case; the schema itself judges the rest and says why) and the raw bodies are kept as definitions:
+// the loose schemas' output is the body itself wherever a schema has no defaults (DatasetSchema's
+// are filled in by hand) or transforms.
 const SEED_CHECK = z.object({
   ...SeedSchema.shape,
   records: z.array(z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'a record must be a JSON object')),
@@ -383,7 +387,7 @@ class GraphBuilder {
   }
 
   private addObject(a: RawArtifact): void {
-    const shell = ObjectShellSchema.safeParse(a.body);
+    const shell = validate(ObjectShellSchema, a.body);
     const fields = new Map<string, FieldNode>();
     if (!shell.success) {
       this.invalid(a, shell.error);
@@ -399,20 +403,19 @@ class GraphBuilder {
       });
       return;
     }
-    const def = shell.data as ObjectDef;
+    const def = { ...(a.body as ObjectDef) };
     const rawBodyFields = (a.body as { fields?: unknown }).fields;
     const rawFields = rawBodyFields && typeof rawBodyFields === 'object' && !Array.isArray(rawBodyFields) ? (rawBodyFields as Record<string, unknown>) : {};
     const parsedFields: Record<string, FieldDef> = Object.create(null);
     for (const [name, raw] of Object.entries(rawFields)) {
-      const nameOk = SnakeName.safeParse(name);
+      const nameOk = validate(SnakeName, name);
       if (!nameOk.success) {
         this.invalid(a, nameOk.error, pointer('fields', name), name);
         continue;
       }
-      // Validated with the strip-mode twin of FieldSchema (JIT-compiled, ~4× faster than the loose
-      // schema); the raw body, unknown keys included, is kept as the definition. FieldSchema has no
-      // defaults or transforms, so the two are the same value.
-      const f = FIELD_CHECK.safeParse(raw);
+      // The raw body, unknown keys included, is the definition: FieldSchema has no defaults or
+      // transforms, so it is the schema's output.
+      const f = validate(FieldSchema, raw);
       if (!f.success) {
         if (!this.badOptions(a, name, raw, f.error)) this.invalid(a, f.error, pointer('fields', name), name);
         fields.set(name, { name, def: { type: 'text' }, system: false, invalid: true });
@@ -429,7 +432,7 @@ class GraphBuilder {
   private addView(a: RawArtifact): void {
     const kind = a.viewKind ?? 'list';
     const key = a.key ?? a.name.slice(a.name.indexOf('.') + 1);
-    const parsed = kind === 'form' ? FormViewSchema.safeParse(a.body) : ListViewSchema.safeParse(a.body);
+    const parsed = validate(kind === 'form' ? FormViewSchema : ListViewSchema, a.body);
     if (!parsed.success) this.invalid(a, parsed.error);
     const node: ViewNode = {
       type: 'view',
@@ -437,7 +440,7 @@ class GraphBuilder {
       object: a.object,
       key,
       kind,
-      ...(parsed.success ? (kind === 'form' ? { form: parsed.data as FormViewDef } : { list: parsed.data as ListViewDef }) : {}),
+      ...(parsed.success ? (kind === 'form' ? { form: a.body as FormViewDef } : { list: a.body as ListViewDef }) : {}),
       draft: a.draft,
       invalid: !parsed.success,
       source: a.source,
@@ -452,7 +455,7 @@ class GraphBuilder {
   }
 
   private addDashboard(a: RawArtifact): void {
-    const shell = DashboardShellSchema.safeParse(a.body);
+    const shell = validate(DashboardShellSchema, a.body);
     if (!shell.success) {
       this.invalid(a, shell.error);
       this.dashboards.set(a.name, {
@@ -468,22 +471,24 @@ class GraphBuilder {
     }
     const widgets: WidgetNode[] = [];
     const ids = new Map<string, number>();
-    shell.data.widgets.forEach((raw, index) => {
-      const w = WidgetSchema.safeParse(raw);
+    const def = a.body as DashboardDef;
+    def.widgets.forEach((raw, index) => {
+      const w = validate(WidgetSchema, raw);
       const rawId =
         typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `widgets[${index}]`;
       if (!w.success) {
         this.invalid(a, w.error, pointer('widgets', index), rawId);
         return;
       }
-      const first = ids.get(w.data.id);
+      const id = (raw as WidgetDef).id;
+      const first = ids.get(id);
       if (first !== undefined) {
         this.issues.push(
           makeIssue({
             code: 'duplicate_artifact',
             artifact: { type: 'dashboard', name: a.name },
-            ref: { type: 'dashboard', name: a.name, member: w.data.id },
-            message: `Dashboard "${a.name}" has two widgets with id "${w.data.id}" (widgets ${first} and ${index}); widget ids must be unique within a dashboard.`,
+            ref: { type: 'dashboard', name: a.name, member: id },
+            message: `Dashboard "${a.name}" has two widgets with id "${id}" (widgets ${first} and ${index}); widget ids must be unique within a dashboard.`,
             fix: `Give widget ${index} of dashboard "${a.name}" a unique id.`,
             path: pointer('widgets', index, 'id'),
             draft: a.draft,
@@ -491,14 +496,14 @@ class GraphBuilder {
         );
         return;
       }
-      ids.set(w.data.id, index);
-      widgets.push({ id: w.data.id, index, def: w.data });
+      ids.set(id, index);
+      widgets.push({ id, index, def: raw as WidgetDef });
     });
-    this.dashboards.set(a.name, { type: 'dashboard', name: a.name, def: shell.data, widgets, draft: a.draft, invalid: false, source: a.source });
+    this.dashboards.set(a.name, { type: 'dashboard', name: a.name, def, widgets, draft: a.draft, invalid: false, source: a.source });
   }
 
   private addDataset(a: RawArtifact): void {
-    const d = DatasetSchema.safeParse(a.body);
+    const d = validate(DatasetSchema, a.body);
     if (!d.success) {
       this.invalid(a, d.error);
       this.datasets.set(a.name, {
@@ -514,7 +519,8 @@ class GraphBuilder {
       });
       return;
     }
-    const def = d.data;
+    const raw = a.body as DatasetDef;
+    const def: DatasetDef = { ...raw, dimensions: raw.dimensions ?? [], measures: raw.measures ?? [] };
     const measures = new Map<string, MeasureDef>();
     const dimensions = new Map<string, DimensionDef>();
     const once = <T extends { name: string }>(list: readonly T[], map: Map<string, T>, key: 'measures' | 'dimensions') =>
@@ -548,9 +554,16 @@ class GraphBuilder {
   }
 
   private addApp(a: RawArtifact): void {
-    const d = AppSchema.safeParse(a.body);
+    const d = validate(AppSchema, a.body);
     if (!d.success) this.invalid(a, d.error);
-    this.apps.set(a.name, { type: 'app', name: a.name, def: d.success ? d.data : { name: a.name }, draft: a.draft, invalid: !d.success, source: a.source });
+    this.apps.set(a.name, {
+      type: 'app',
+      name: a.name,
+      def: d.success ? (a.body as AppDef) : { name: a.name },
+      draft: a.draft,
+      invalid: !d.success,
+      source: a.source,
+    });
   }
 
   private addSeed(a: RawArtifact): void {
@@ -563,7 +576,7 @@ class GraphBuilder {
     };
     // Checked with a twin that does not copy every record (seeds can hold 100k of them); the
     // normalized body is the definition. SeedSchema has no defaults, so the two are the same value.
-    const d = SEED_CHECK.safeParse(normalized);
+    const d = validate(SEED_CHECK, normalized);
     const object = typeof body.object === 'string' ? body.object : a.name;
     if (!d.success) {
       this.invalid(a, d.error);
@@ -581,14 +594,15 @@ class GraphBuilder {
       this.seeds.set(a.name, node);
       return;
     }
-    const ext = d.data.externalId ?? 'name';
+    const checked = normalized as SeedDef;
+    const ext = checked.externalId ?? 'name';
     const node: SeedNode = {
       type: 'seed',
       name: a.name,
       object,
       def: normalized as SeedDef,
       externalId: typeof ext === 'string' ? [ext] : ext,
-      mode: d.data.mode ?? 'upsert',
+      mode: checked.mode ?? 'upsert',
       draft: a.draft,
       invalid: false,
       source: a.source,
@@ -600,7 +614,7 @@ class GraphBuilder {
   }
 
   private addNamed(a: RawArtifact, type: 'report' | 'page'): void {
-    const d = NamedSchema.safeParse(a.body);
+    const d = validate(NamedSchema, a.body);
     if (!d.success) this.invalid(a, d.error);
     (type === 'report' ? this.reports : this.pages).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source });
   }

@@ -3,6 +3,170 @@ import { z } from 'zod';
 // Schemas are tolerant (unknown keys pass through) but typed where a wrong type makes the artifact
 // unusable. Semantic checks (does this name resolve?) belong to the rules, not here.
 
+type Check = (value: unknown) => boolean;
+const checks = new WeakMap<z.ZodType, Check | null>();
+const isPlainRecord = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * A plain predicate compiled from a schema's definition, for the common case of a valid body: when it
+ * returns true the schema accepts the value; when it returns false, only the schema can tell (and
+ * tell why). It is never looser than the schema — wherever it cannot match zod exactly it is stricter
+ * (plain objects only; string lengths by UTF-16 units) — and a kind of schema or check it does not
+ * know makes it `null`, so the schema alone is used. Zod allocates a result for every value it
+ * visits; for tens of thousands of artifacts that was most of buildGraph's time and garbage.
+ */
+export function fastCheck(schema: z.ZodType): Check | null {
+  if (checks.has(schema)) return checks.get(schema)!;
+  checks.set(schema, null); // a cycle (z.lazy) is resolved lazily below; guard while compiling
+  const check = compile(schema);
+  checks.set(schema, check);
+  return check;
+}
+
+function compile(schema: z.ZodType): Check | null {
+  const def = schema._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+  const valueChecks = (def.checks as Array<{ _zod: { def: Record<string, unknown> } }> | undefined) ?? [];
+  switch (def.type) {
+    case 'unknown':
+    case 'any':
+      return valueChecks.length === 0 ? () => true : null;
+    case 'boolean':
+      return valueChecks.length === 0 ? (v) => typeof v === 'boolean' : null;
+    case 'number':
+      return valueChecks.length === 0 ? (v) => typeof v === 'number' && Number.isFinite(v) : null;
+    case 'enum': {
+      const values = new Set(Object.values(def.entries as Record<string, unknown>));
+      return valueChecks.length === 0 ? (v) => values.has(v) : null;
+    }
+    case 'string': {
+      const parts = valueChecks.map((c) => lengthOrPattern(c._zod.def));
+      if (parts.some((p) => p === null)) return null;
+      const all = parts as Check[];
+      return (v) => {
+        if (typeof v !== 'string') return false;
+        for (const p of all) if (!p(v)) return false;
+        return true;
+      };
+    }
+    case 'array': {
+      const element = fastCheck(def.element as z.ZodType);
+      const parts = valueChecks.map((c) => arrayLength(c._zod.def));
+      if (!element || parts.some((p) => p === null)) return null;
+      const all = parts as Check[];
+      return (v) => {
+        if (!Array.isArray(v)) return false;
+        for (const p of all) if (!p(v)) return false;
+        for (let i = 0; i < v.length; i++) if (!element(v[i])) return false; // indices, not every(): holes are undefined to zod too
+        return true;
+      };
+    }
+    case 'object': {
+      if (valueChecks.length > 0) return null;
+      const shape = Object.entries((schema as unknown as z.ZodObject).shape).map(([k, s]) => [k, fastCheck(s as z.ZodType)] as const);
+      if (shape.some(([, c]) => c === null)) return null;
+      const keys = shape.map(([k]) => k);
+      const values = shape.map(([, c]) => c as Check);
+      // Loose and strip objects accept the same values: unknown keys are copied or dropped, never judged.
+      const catchall = def.catchall as z.ZodType | undefined;
+      if (catchall && catchall._zod.def.type !== 'unknown') return null;
+      // A plain object's own value, or undefined: only a key Object.prototype also has needs hasOwn.
+      const inherited = keys.map((k) => k in Object.prototype);
+      return (v) => {
+        if (!isPlainRecord(v)) return false;
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i]!;
+          if (!values[i]!(inherited[i] && !Object.hasOwn(v, k) ? undefined : v[k])) return false;
+        }
+        return true;
+      };
+    }
+    case 'record': {
+      const key = def.keyType as z.ZodType;
+      const value = fastCheck(def.valueType as z.ZodType);
+      if (key._zod.def.type !== 'string' || ((key._zod.def as { checks?: unknown[] }).checks ?? []).length > 0 || !value || valueChecks.length > 0) return null;
+      return (v) => {
+        // zod judges symbol keys too (a string key schema rejects them): leave those to it.
+        if (!isPlainRecord(v) || Object.getOwnPropertySymbols(v).length > 0) return false;
+        for (const k in v) if (Object.hasOwn(v, k) && !value(v[k])) return false;
+        return true;
+      };
+    }
+    case 'optional': {
+      const inner = fastCheck(def.innerType as z.ZodType);
+      return inner ? (v) => v === undefined || inner(v) : null;
+    }
+    case 'default': {
+      const inner = fastCheck(def.innerType as z.ZodType);
+      return inner ? (v) => v === undefined || inner(v) : null;
+    }
+    case 'nullable': {
+      const inner = fastCheck(def.innerType as z.ZodType);
+      return inner ? (v) => v === null || inner(v) : null;
+    }
+    case 'union': {
+      const options = (def.options as z.ZodType[]).map(fastCheck);
+      if (options.some((o) => o === null)) return null;
+      const all = options as Check[];
+      return (v) => {
+        for (const o of all) if (o(v)) return true;
+        return false;
+      };
+    }
+    case 'lazy': {
+      const getter = def.getter as () => z.ZodType;
+      let inner: Check | null | undefined;
+      return (v) => {
+        inner ??= fastCheck(getter());
+        return inner?.(v) === true;
+      };
+    }
+    case 'custom': {
+      const fn = def.fn as ((v: unknown) => unknown) | undefined;
+      return fn && valueChecks.length === 0 ? (v) => Boolean(fn(v)) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** A string check: length (counted in UTF-16 units, never more lenient than zod's code points) or a pattern. */
+function lengthOrPattern(c: Record<string, unknown>): Check | null {
+  if (c.check === 'max_length') return (v) => (v as string).length <= (c.maximum as number);
+  // A string of n units has at least ceil(n / 2) code points; below that only zod can count.
+  if (c.check === 'min_length')
+    return (v) => (v as string).length >= 2 * (c.minimum as number) || ((c.minimum as number) <= 1 && (v as string).length >= (c.minimum as number));
+  if (c.check === 'string_format' && c.format === 'regex' && c.pattern instanceof RegExp) {
+    const pattern = c.pattern;
+    return (v) => {
+      pattern.lastIndex = 0;
+      return pattern.test(v as string);
+    };
+  }
+  return null;
+}
+
+function arrayLength(c: Record<string, unknown>): Check | null {
+  if (c.check === 'max_length') return (v) => (v as unknown[]).length <= (c.maximum as number);
+  if (c.check === 'min_length') return (v) => (v as unknown[]).length >= (c.minimum as number);
+  return null;
+}
+
+/**
+ * Validates with the schema, taking the compiled {@link fastCheck} path when it proves the value
+ * valid: the result is the schema's verdict and, on failure, its issues. Callers keep the raw value
+ * as the definition, which is the schema's output wherever the schema has no defaults or transforms.
+ */
+export function validate(schema: z.ZodType, value: unknown): { success: true } | { success: false; error: z.ZodError } {
+  const fast = fastCheck(schema);
+  if (fast?.(value)) return { success: true };
+  const r = schema.safeParse(value);
+  return r.success ? { success: true } : { success: false, error: r.error };
+}
+
 /** A name that becomes a SQL identifier: snake_case, at most 63 bytes (Postgres' limit). */
 export const SnakeName = z
   .string()

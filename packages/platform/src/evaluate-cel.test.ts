@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { CORPUS_NAMES, corpusDoc, exampleDoc, fixtureDoc } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import { describe, expect, it } from 'vitest';
-import { CORPORA_DIR } from '../test/test-platform.ts';
 import { evaluateCel, isCelEnvelope } from './evaluate-cel.ts';
 
 const NOW = new Date('2026-03-15T10:30:00Z');
@@ -42,13 +41,27 @@ describe('evaluateCel', () => {
     if (!r.ok) expect(r.error).toMatch(why);
   });
 
+  it('evaluates every CEL value the fixtures and the example app seed', () => {
+    const sources = celSources([fixtureDoc('field-service').data, exampleDoc('app').data]);
+    expect(sources.size).toBeGreaterThan(15);
+    for (const s of sources) expect(evaluateCel(s, NOW), s).toMatchObject({ ok: true });
+  });
+});
+
+/** Every CEL source inside the values. */
+function celSources(values: unknown[]): Set<string> {
+  const sources = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (isCelEnvelope(v)) sources.add(v.source);
+    else if (typeof v === 'object' && v !== null) Object.values(v).forEach(walk);
+  };
+  values.forEach(walk);
+  return sources;
+}
+
+describeCorpora('evaluateCel on the corpora', () => {
   it('evaluates every CEL value the shared corpora seed', () => {
-    const sources = new Set<string>();
-    const walk = (v: unknown): void => {
-      if (isCelEnvelope(v)) sources.add(v.source);
-      else if (typeof v === 'object' && v !== null) Object.values(v).forEach(walk);
-    };
-    for (const f of ['app-crm', 'app-showcase', 'app-todo']) walk(JSON.parse(readFileSync(join(CORPORA_DIR, `${f}.stack.json`), 'utf8')).data);
+    const sources = celSources(CORPUS_NAMES.map((name) => corpusDoc(name).data));
     expect(sources.size).toBeGreaterThan(50);
     for (const s of sources) expect(evaluateCel(s, NOW), s).toMatchObject({ ok: true });
   });

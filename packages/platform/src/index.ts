@@ -67,7 +67,7 @@ export {
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
 export { latestProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
 export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage, type RetiredItem } from './run-publish.ts';
-export { DEFAULT_STATEMENT_TIMEOUT_MS, runReadOnly } from './run-read-only.ts';
+export { DEFAULT_STATEMENT_TIMEOUT_MS, type ReadOnlyContext, type ReadOnlySessions, readOnlyQuery, runReadOnly } from './run-read-only.ts';
 export { checkRepublish, type RepublishCheck, type RepublishInput } from './run-republish-checks.ts';
 export {
   type ApplySeedsOptions,

@@ -5,8 +5,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
-import type { BvlDatabase, PlatformContext } from './database.ts';
+import type { BvlDatabase, DynamicDatabase, PlatformContext } from './database.ts';
 import { migrateToLatest } from './run-migrations.ts';
+import { pgliteReadOnly, type ReadOnlySessions, readOnlySessionOptions } from './run-read-only.ts';
 
 /** Where the platform's database is. */
 export interface PlatformOptions {
@@ -35,6 +36,8 @@ export interface PlatformOptions {
 export interface Platform extends PlatformContext {
   /** The location, for messages: the URL without credentials, or the PGlite data folder. */
   readonly location: string;
+  /** The engine's read-only probe path (see run-read-only): read-only sessions on PostgreSQL, one exclusive call on PGlite. */
+  readonly readOnly?: ReadOnlySessions;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,8 @@ function guardDisk(lite: PGlite, dir: string, reserve: number): PGlite {
 
 /** Default connection pool size on PostgreSQL. */
 export const DEFAULT_MAX_CONNECTIONS = 8;
+/** Distinct statement timeouts that get a read-only pool of their own; other timeouts take the transactional path. */
+export const MAX_READ_ONLY_POOLS = 4;
 
 /** The environment variable that moves the embedded database's folder (the `--data-dir` flag wins over it). */
 export const DATA_DIR_ENV = 'BVL_DATA_DIR';
@@ -119,20 +124,10 @@ export function platformOptionsFromEnv(
 export async function openPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const now = options.now ?? (() => new Date());
   if (options.databaseUrl) {
-    // Sessions run in UTC: seed CEL (`today()`, `daysAgo(n)`) is computed in UTC, and `{today}` in
-    // filters is the database's current_date, so both must mean the same day.
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-      connectionTimeoutMillis: 10_000,
-      options: '-c TimeZone=UTC',
-    });
-    // A network error must not crash the process: an idle client's surfaces on the next query, and a
-    // checked-out client's (the server went away mid-request) rejects the query in flight.
-    pool.on('error', () => {});
-    pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool }) });
-    const location = redact(options.databaseUrl);
+    const url = options.databaseUrl;
+    const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool: postgresPool(url, max, '') }) });
+    const location = redact(url);
     try {
       options.onProgress?.('migrate');
       await migrateToLatest(db);
@@ -140,7 +135,34 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
       await db.destroy().catch(() => {});
       throw new Error(`cannot open PostgreSQL at ${location}: ${(e as Error).message}`, { cause: e });
     }
-    return { db, now, engine: 'postgres', location, close: () => db.destroy() };
+    // Read-only pools open lazily, one per statement timeout, and connect only when probes run.
+    const readOnlyDbs = new Map<number, Kysely<DynamicDatabase>>();
+    const readOnlyDb = (timeoutMs: number) => {
+      const t = Math.max(1, Math.floor(timeoutMs));
+      let ro = readOnlyDbs.get(t);
+      if (!ro && readOnlyDbs.size < MAX_READ_ONLY_POOLS) {
+        ro = new Kysely<DynamicDatabase>({ dialect: new PostgresDialect({ pool: postgresPool(url, max, readOnlySessionOptions(t)) }) });
+        readOnlyDbs.set(t, ro);
+      }
+      return ro;
+    };
+    const readOnly: ReadOnlySessions = {
+      query: (timeoutMs, query) => readOnlyDb(timeoutMs)?.executeQuery(query),
+      db: readOnlyDb,
+      async close() {
+        const all = [...readOnlyDbs.values()];
+        readOnlyDbs.clear();
+        await Promise.all(all.map((d) => d.destroy()));
+      },
+    };
+    const close = async () => {
+      try {
+        await readOnly.close();
+      } finally {
+        await db.destroy();
+      }
+    };
+    return { db, now, engine: 'postgres', location, readOnly, close };
   }
   const dir = options.dataDir ?? join(process.cwd(), '.bvl', 'data');
   if (dir !== 'memory') await mkdir(dir, { recursive: true });
@@ -182,9 +204,30 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
       await unlock();
     }
   };
-  const platform: Platform = { db, now, engine: 'pglite', location: dir === 'memory' ? 'PGlite (in memory)' : `PGlite at ${dir}`, close };
+  const platform: Platform = {
+    db,
+    now,
+    engine: 'pglite',
+    location: dir === 'memory' ? 'PGlite (in memory)' : `PGlite at ${dir}`,
+    readOnly: pgliteReadOnly(db, lite),
+    close,
+  };
   Object.defineProperty(platform, LITE, { value: lite });
   return platform;
+}
+
+/**
+ * A PostgreSQL pool. Sessions run in UTC: seed CEL (`today()`, `daysAgo(n)`) is computed in UTC, and
+ * `{today}` in filters is the database's current_date, so both must mean the same day. `extra` adds
+ * connection options (the read-only sessions' settings).
+ */
+function postgresPool(url: string, max: number, extra: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000, options: `-c TimeZone=UTC${extra ? ` ${extra}` : ''}` });
+  // A network error must not crash the process: an idle client's surfaces on the next query, and a
+  // checked-out client's (the server went away mid-request) rejects the query in flight.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
 }
 
 /** Dumps a PGlite-backed platform's data dir (tests migrate once and start every file from the dump). */

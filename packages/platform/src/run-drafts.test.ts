@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import { buildGraph, collectStack, readSource } from '@bvl/metadata';
+import { fixtureFile } from '@bvl/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CORPORA_DIR, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { openTestPlatform, tenants } from '../test/test-platform.ts';
 import { BODY_CACHE } from './body-cache.ts';
 import type { Platform } from './open-platform.ts';
 import { discardDrafts, listDrafts, readOverlay, stageDrafts } from './run-drafts.ts';
@@ -20,7 +20,8 @@ afterAll(async () => {
 describe('draft store', () => {
   it('stages a whole stack and reads it back as the same graph (views rebuilt from their expansion)', async () => {
     const scope = { tenant: made.next(), package: 'app' };
-    const set = await readSource(join(CORPORA_DIR, 'app-showcase.stack.json'));
+    const file = fixtureFile('field-service');
+    const set = await readSource(file);
     expect(await stageDrafts(platform, scope, set)).toEqual({ staged: set.artifacts.length });
     const overlay = await readOverlay(platform, scope);
     expect(overlay.published.artifacts).toEqual([]);
@@ -39,7 +40,8 @@ describe('draft store', () => {
       });
       expect(back.list ?? back.form).toEqual(view.list ?? view.form);
     }
-    expect(stored.graph.sourceOf('view', 'showcase_task.board')?.file).toBe(join(CORPORA_DIR, 'app-showcase.stack.json'));
+    expect(stored.graph.sourceOf('view', 'fs_job.board')?.file).toBe(file);
+    expect(stored.graph.sourceOf('view', 'fs_technician.roster')?.file).toBe(file);
   });
 
   it('upserts one draft per slot, lists and discards them', async () => {

@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
 import type { PlatformContext } from './database.ts';
 import { tenantSchema } from './identifier.ts';
-import type { Platform } from './open-platform.ts';
+import { MAX_READ_ONLY_POOLS, type Platform } from './open-platform.ts';
 import { stageDrafts } from './run-drafts.ts';
 import { createProbeEngine } from './run-probe-engine.ts';
 import { publishPackage } from './run-publish.ts';
-import { runReadOnly } from './run-read-only.ts';
+import { readOnlyQuery, runReadOnly } from './run-read-only.ts';
 
 let platform: Platform;
 let graph: Graph;
@@ -102,5 +102,32 @@ describe('probe engine', () => {
   it.skipIf(ENGINE === 'pglite')('stops a statement at the timeout (PostgreSQL; PGlite cannot interrupt)', async () => {
     const slow = runReadOnly(platform, 100, (db) => sql`select pg_sleep(2)`.execute(db));
     await expect(slow).rejects.toThrow(/statement timeout/);
+  });
+
+  it('a probe read is one read-only statement with the timeout set (on PostgreSQL its own implicit transaction: no BEGIN before it)', async () => {
+    const probe = sql<{
+      ro: string;
+      timeout: string;
+      alone: boolean;
+    }>`select current_setting('transaction_read_only') as ro, current_setting('statement_timeout') as timeout, now() = statement_timestamp() as alone`;
+    const r = await readOnlyQuery(platform, 5_000, probe.compile(platform.db));
+    expect(r.rows[0]).toMatchObject({ ro: 'on', timeout: '5s' });
+    if (ENGINE === 'postgres') expect(r.rows[0]!.alone).toBe(true);
+    const write = readOnlyQuery(platform, 1_000, sql`insert into ${sql.id(tenantSchema(tenant), 'task')} (title) values ('sneaky')`.compile(platform.db));
+    await expect(write).rejects.toThrow(/cannot execute INSERT in a read-only transaction/);
+    // The main pool is untouched: it still writes.
+    await sql`update ${sql.id(tenantSchema(tenant), 'task')} set hours = hours where false`.execute(platform.db);
+  });
+
+  it.skipIf(ENGINE === 'pglite')('stops a one-statement probe at its timeout, and every timeout stays read-only past the pool limit', async () => {
+    await expect(readOnlyQuery(platform, 100, sql`select pg_sleep(2)`.compile(platform.db))).rejects.toThrow(/statement timeout/);
+    for (let i = 1; i <= MAX_READ_ONLY_POOLS + 2; i++) {
+      const r = await readOnlyQuery(
+        platform,
+        2_000 + i,
+        sql<{ ro: string; t: string }>`select current_setting('transaction_read_only') as ro, current_setting('statement_timeout') as t`.compile(platform.db),
+      );
+      expect(r.rows[0]).toEqual({ ro: 'on', t: `${2_000 + i}ms` });
+    }
   });
 });

@@ -1,8 +1,9 @@
-import { join } from 'node:path';
 import { collectStack, readSource } from '@bvl/metadata';
+import { CORPUS_NAMES, corpusFile, EXAMPLE_DIR, fixtureFile } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import { verify } from '@bvl/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CORPORA_DIR, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { openTestPlatform, tenants } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { readExistingSchema } from './run-ddl.ts';
@@ -30,33 +31,38 @@ const activeRows = (tenant: string) =>
     .orderBy('name')
     .execute();
 
-describe('publishPackage on the shared corpora', () => {
-  const corpora: Array<[string, number, number]> = [
-    ['app-todo', 1, 8],
-    ['app-crm', 6, 28],
-    ['app-showcase', 24, 132],
-  ];
-  it.each(corpora)('%s: one transaction promotes and creates %i tables; seeds land (%i records)', async (file, objects, records) => {
-    const scope = { tenant: made.next(), package: 'app' };
-    const set = await readSource(join(CORPORA_DIR, `${file}.stack.json`));
-    await stageDrafts(platform, scope, set);
-    const r = await publishPackage(platform, scope);
-    expect(r.outcome).toBe('published');
-    if (r.outcome !== 'published') return;
-    expect(r.seedApplied).toMatchObject({ success: true, inserted: records, updated: 0, errors: [] });
-    expect(r.published).toHaveLength(set.artifacts.length);
-    const schema = await readExistingSchema(platform.db, tenantSchema(scope.tenant));
-    const declared = set.artifacts.filter((a) => a.type === 'object').map((a) => a.name);
-    expect(declared).toHaveLength(objects);
-    for (const o of [...declared, 'sys_user', 'sys_business_unit']) expect(schema.tables.has(o), o).toBe(true);
-    expect(await listDrafts(platform, scope)).toEqual([]);
-    // Nothing staged: nothing to do. Restaged unchanged: versions stay, seeds upsert (no duplicates).
-    expect((await publishPackage(platform, scope)).outcome).toBe('nothing_to_publish');
-    await stageDrafts(platform, scope, set);
-    const again = await publishPackage(platform, scope);
-    expect(again).toMatchObject({ outcome: 'published', ddlSteps: 0, seedApplied: { inserted: 0, errors: [] } });
-    if (again.outcome === 'published') expect(new Set(again.published.map((p) => p.version))).toEqual(new Set([1]));
-  });
+/** Publishing a whole stack: one transaction promotes and creates the tables; seeds land; a replay changes nothing. */
+async function publishesWhole(file: string, objects: number, records: number): Promise<void> {
+  const scope = { tenant: made.next(), package: 'app' };
+  const set = await readSource(file);
+  await stageDrafts(platform, scope, set);
+  const r = await publishPackage(platform, scope);
+  expect(r.outcome).toBe('published');
+  if (r.outcome !== 'published') return;
+  expect(r.seedApplied).toMatchObject({ success: true, inserted: records, updated: 0, errors: [] });
+  expect(r.published).toHaveLength(set.artifacts.length);
+  const schema = await readExistingSchema(platform.db, tenantSchema(scope.tenant));
+  const declared = set.artifacts.filter((a) => a.type === 'object').map((a) => a.name);
+  expect(declared).toHaveLength(objects);
+  for (const o of [...declared, 'sys_user', 'sys_business_unit']) expect(schema.tables.has(o), o).toBe(true);
+  expect(await listDrafts(platform, scope)).toEqual([]);
+  // Nothing staged: nothing to do. Restaged unchanged: versions stay, seeds upsert (no duplicates).
+  expect((await publishPackage(platform, scope)).outcome).toBe('nothing_to_publish');
+  await stageDrafts(platform, scope, set);
+  const again = await publishPackage(platform, scope);
+  expect(again).toMatchObject({ outcome: 'published', ddlSteps: 0, seedApplied: { inserted: 0, errors: [] } });
+  if (again.outcome === 'published') expect(new Set(again.published.map((p) => p.version))).toEqual(new Set([1]));
+}
+
+describe('publishPackage on whole stacks', () => {
+  it('field-service (every field type, composite and ignore-mode seeds, a platform-object seed): one transaction, 7 tables, 25 records', () =>
+    publishesWhole(fixtureFile('field-service'), 7, 25));
+  it('the example app: 3 tables, 9 records', () => publishesWhole(`${EXAMPLE_DIR}/app`, 3, 9));
+});
+
+describeCorpora('publishPackage on the shared corpora', () => {
+  const counts: Record<(typeof CORPUS_NAMES)[number], [number, number]> = { 'app-todo': [1, 8], 'app-crm': [6, 28], 'app-showcase': [24, 132] };
+  it.each(CORPUS_NAMES)('%s: one transaction promotes and creates its tables; seeds land', (name) => publishesWhole(corpusFile(name), ...counts[name]));
 });
 
 describe('publishPackage', () => {
@@ -191,7 +197,7 @@ describe('publishPackage', () => {
 
   it('the gate is inside publish: a direct call with an L1 error (ADR-0038 incident #1) is refused, nothing promoted', async () => {
     const scope = { tenant: made.next(), package: 'app' };
-    const app = await readSource(join(import.meta.dirname, '../../../examples/expense-tracker/app'), { draft: true });
+    const app = await readSource(`${EXAMPLE_DIR}/app`, { draft: true });
     const dashboard = app.artifacts.find((a) => a.type === 'dashboard')!;
     const broken = structuredClone(dashboard.body) as { widgets: Array<{ dataset: string }> };
     broken.widgets[0]!.dataset = 'exp_missing';

@@ -325,6 +325,56 @@ describe('applySeeds (through publish)', () => {
     expect((await rows(t, 'acct', 'code')).map((r) => r.code)).toEqual(['OK1', 'OK3']);
   });
 
+  it('writes a large seed in bulk and still names exactly the bad records among thousands', async () => {
+    const t = made.next();
+    const bad = new Set([7, 1_234, 4_999, 5_000, 8_765]);
+    const records = Array.from({ length: 9_000 }, (_, i) => ({
+      code: `C${i}`,
+      name: `n${i}`,
+      revenue: bad.has(i) ? `x${i}` : i,
+      tags: i % 2 ? ['a', 'b,c', 'd"e'] : [],
+      since: '2026-01-02',
+      meta: { i },
+    }));
+    const applied = await applyDirect(t, [{ object: 'acct', externalId: 'code', records }]);
+    expect(applied).toMatchObject({ inserted: 9_000 - bad.size, updated: 0, seeds: [{ inserted: 9_000 - bad.size, failed: bad.size }] });
+    expect(applied.errors.map((e) => [e.recordIndex, e.field, e.message])).toEqual(
+      [...bad].map((i) => [i, 'revenue', `row not written: invalid input syntax for type numeric: "x${i}"`]),
+    );
+    const written = await rows(t, 'acct', 'code');
+    expect(written).toHaveLength(9_000 - bad.size);
+    const one = written.find((r) => r.code === 'C1')!;
+    expect({ ...one, revenue: Number(one.revenue), since: String(one.since).slice(0, 10) }).toMatchObject({
+      name: 'n1',
+      revenue: 1,
+      tags: ['a', 'b,c', 'd"e'],
+      meta: { i: 1 },
+    });
+    expect(written.find((r) => r.code === 'C2')!.tags).toEqual([]);
+    // A replay matches every written row by its key: nothing is inserted twice.
+    const again = await applySeeds(platform, {
+      schema: tenantSchema(t),
+      graph: buildGraph(collectStack({ objects: OBJECTS, data: [{ object: 'acct', externalId: 'code', records }] })).graph,
+      now: NOW,
+    });
+    expect(again).toMatchObject({ inserted: 0, updated: 9_000 - bad.size, seeds: [{ failed: bad.size }] });
+  });
+
+  it('gives a record without a field the column default, as a VALUES list did, in the same bulk write as full records', async () => {
+    const t = made.next();
+    const scope = { tenant: t, package: 'app' };
+    const objects = [{ name: 'item', fields: { name: { type: 'text' }, state: { type: 'select', options: ['open', 'done'], defaultValue: 'open' } } }];
+    const data = [{ object: 'item', externalId: 'name', records: [{ name: 'a', state: 'done' }, { name: 'b' }, { name: 'c', state: null }] }];
+    await stageDrafts(platform, scope, collectStack({ objects, data }, { draft: true }));
+    const r = await publishPackage(platform, scope);
+    expect(r).toMatchObject({ outcome: 'published', seedApplied: { inserted: 3, errors: [] } });
+    expect((await rows(t, 'item', 'name')).map((x) => [x.name, x.state])).toEqual([
+      ['a', 'done'],
+      ['b', 'open'],
+      ['c', null],
+    ]);
+  });
+
   it('does not apply a seed outside the environment, and says why', async () => {
     const t = made.next();
     const applied = await publish(t, [{ ...accounts, env: ['prod'] }]);

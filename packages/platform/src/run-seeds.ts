@@ -10,8 +10,12 @@ import { orderSeeds } from './order-seeds.ts';
 import { toColumnValue } from './to-column-value.ts';
 import { writeContractProblem } from './write-contract.ts';
 
-/** Records matched, inserted or resolved per statement. */
-export const SEED_CHUNK = 500;
+/**
+ * Records matched, inserted or resolved per statement. Large, because matching a chunk's
+ * externalIds scans the table (no index on them) and inserts travel as one array per column
+ * (INSERT … SELECT unnest), so a statement's size does not grow with its rows' parameters.
+ */
+export const SEED_CHUNK = 5_000;
 /** Record-level errors kept in the report; the rest are counted in `errorsOmitted`. */
 export const MAX_SEED_ERRORS = 500;
 /** Records applied per publish; a larger seed set is cut off with an error, not run unbounded. */
@@ -321,6 +325,11 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   }
   const seen = new Map<string, string>();
   const records = seed.def.records;
+  // A table with no rows when the seed starts (a first publish) holds nothing a record could match,
+  // and the rows this seed writes are matched through `seen`: matching each chunk against the table
+  // as it fills (a scan, externalIds have no index) is skipped.
+  const fresh = !keyless && (await attempt(db, () => sql<{ any: boolean }>`select exists (select 1 from ${table}) as any`.execute(db)));
+  const empty = fresh !== false && fresh.ok && fresh.value.rows[0]?.any === false;
   for (let start = 0; start < records.length; start += SEED_CHUNK) {
     const chunk: Prepared[] = [];
     for (let i = start; i < Math.min(records.length, start + SEED_CHUNK); i++) {
@@ -362,7 +371,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     }
     const later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }> = [];
     await resolveLookups(db, run, chunk, err, later);
-    const matches = keyless ? new Map<number, string>() : await matchExisting(db, run, chunk, keyPlans as FieldPlan[], err);
+    const matches = keyless || empty ? new Map<number, string>() : await matchExisting(db, run, chunk, keyPlans as FieldPlan[], err);
     const inserts: Array<{ p: Prepared; id: string }> = [];
     const updates: Array<{ p: Prepared; id: string }> = [];
     const rowIds = new Map<number, string>();
@@ -407,7 +416,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       pendingById.set(id, entry);
       (write === 'insert' ? inserts : updates).push(entry);
     }
-    await writeInserts(db, table, inserts, outcome, err);
+    await writeInserts(db, table, inserts, (c) => (c === 'id' ? ID_TYPE : planOf(c)?.type), outcome, err);
     await writeUpdates(db, table, updates, (c) => planOf(c)?.type, outcome, err);
     for (const d of later) {
       const rowId = rowIds.get(chunk[d.chunkIndex]!.index);
@@ -571,40 +580,66 @@ async function matchExisting(
 
 /** Bound parameters per statement, under Postgres' limit of 65535. */
 const MAX_PARAMS = 60_000;
+const bug = (message: string): never => {
+  throw new Error(message);
+};
+const ID_TYPE: ColumnType = { base: 'text', array: false };
 
-/** Inserts the new rows in as few statements as the parameter limit allows; a failing statement is retried row by row, so each bad record is named. */
+/** A value as the text its column parses (arrays as JSON text, unpacked by {@link fromText}); null stays null. */
+const asText = (v: unknown): string | null => (v === null || v === undefined ? null : Array.isArray(v) ? JSON.stringify(v) : String(v));
+
+/** The SQL that turns a text value back into its column's type: the database judges it exactly as a bound parameter. */
+function fromText(v: RawBuilder<unknown>, type: ColumnType): RawBuilder<unknown> {
+  // Arrays arrive as JSON text: unpack them, then cast the elements' array to the column type.
+  return type.array ? sql`array(select jsonb_array_elements_text(${v}::jsonb))::${typeSql(type)}` : sql`${v}::${typeSql(type)}`;
+}
+
+/**
+ * Inserts the new rows: per set of columns, one `INSERT … SELECT … FROM unnest($1::text[], …)` —
+ * one array parameter per column, whatever the number of rows, cast to the column types (a row
+ * without a column gets the column's default, as in a VALUES list). A failing statement is split in
+ * halves and retried, each part in its own savepoint, down to single rows: each bad record is named
+ * with the database's message and every other record is written (k bad rows cost O(k log n) statements).
+ */
 async function writeInserts(
   db: Db,
   table: RawBuilder<unknown>,
   inserts: Array<{ p: Prepared; id: string }>,
+  typeOf: (column: string) => ColumnType | undefined,
   outcome: SeedOutcome,
   err: (i: number, m: string, f?: string) => void,
 ): Promise<void> {
-  if (inserts.length === 0) return;
-  const width = new Set(inserts.flatMap(({ p }) => Object.keys(p.row))).size + 1;
-  const per = Math.max(1, Math.floor(MAX_PARAMS / width));
-  if (inserts.length > per) {
-    for (let i = 0; i < inserts.length; i += per) await writeInserts(db, table, inserts.slice(i, i + per), outcome, err);
-    return;
+  const groups = new Map<string, { columns: string[]; rows: Array<{ p: Prepared; id: string }> }>();
+  for (const row of inserts) {
+    const columns = ['id', ...Object.keys(row.p.row).filter((c) => c !== 'id')];
+    const key = columns.join(',');
+    const group = groups.get(key);
+    if (group) group.rows.push(row);
+    else groups.set(key, { columns, rows: [row] });
   }
-  const insert = (batch: typeof inserts) => {
-    const columns = [...new Set(batch.flatMap(({ p }) => Object.keys(p.row)).filter((c) => c !== 'id'))];
-    const values = batch.map(({ p, id }) => sql`(${sql.join([id, ...columns.map((c) => (c in p.row ? p.row[c] : sql`default`))])})`);
-    return sql`insert into ${table} (${sql.join([sql.id('id'), ...columns.map((c) => sql.id(c))])}) values ${sql.join(values)}`.execute(db);
-  };
-  const all = await attempt(db, () => insert(inserts));
-  if (all.ok) {
-    outcome.inserted += inserts.length;
-    return;
-  }
-  for (const one of inserts) {
-    const r = await attempt(db, () => insert([one]));
-    if (r.ok) outcome.inserted++;
-    else {
-      outcome.failed++;
-      const message = `row not written: ${describeDbError(r.error)}`;
-      err(one.p.index, message, blameField(message, one.p.row));
-    }
+  for (const { columns, rows } of groups.values()) {
+    // Every row key was planned from a field (or is id / created_at / updated_at): a column without a type is a bug.
+    const types = columns.map((c) => typeOf(c) ?? bug(`seed column "${c}" has no planned type`));
+    const insert = (batch: typeof rows) => {
+      const arrays = columns.map((c) => sql`${batch.map(({ p, id }) => asText(c === 'id' ? id : p.row[c]))}::text[]`);
+      const names = sql.join(columns.map((_, j) => sql.id(`c${j}`)));
+      const casts = sql.join(columns.map((_, j) => fromText(sql.ref(`u.c${j}`), types[j]!)));
+      return sql`insert into ${table} (${sql.join(columns.map((c) => sql.id(c)))}) select ${casts} from unnest(${sql.join(arrays)}) as u(${names})`.execute(db);
+    };
+    const write = async (batch: typeof rows): Promise<void> => {
+      const r = await attempt(db, () => insert(batch));
+      if (r.ok) outcome.inserted += batch.length;
+      else if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await write(batch.slice(0, half));
+        await write(batch.slice(half));
+      } else {
+        outcome.failed++;
+        const message = `row not written: ${describeDbError(r.error)}`;
+        err(batch[0]!.p.index, message, blameField(message, batch[0]!.p.row));
+      }
+    };
+    await write(rows);
   }
 }
 
@@ -633,15 +668,9 @@ async function writeUpdates(
     group.rows.push(u);
     groups.set(key, group);
   }
-  const text = (v: unknown): string | null => (v === null || v === undefined ? null : Array.isArray(v) ? JSON.stringify(v) : String(v));
-  const cast = (column: string): RawBuilder<unknown> => {
-    const type = typeOf(column)!;
-    const v = sql.ref(`v.${column}`);
-    // Arrays arrive as JSON text: unpack them, then cast the elements' array to the column type.
-    return type.array ? sql`array(select jsonb_array_elements_text(${v}::jsonb))::${typeSql(type)}` : sql`${v}::${typeSql(type)}`;
-  };
+  const cast = (column: string): RawBuilder<unknown> => fromText(sql.ref(`v.${column}`), typeOf(column)!);
   const update = (columns: string[], rows: Array<{ p: Prepared; id: string }>) => {
-    const values = rows.map(({ p, id }) => sql`(${sql.join([id, ...columns.map((c) => text(p.row[c]))])})`);
+    const values = rows.map(({ p, id }) => sql`(${sql.join([id, ...columns.map((c) => asText(p.row[c]))])})`);
     const alias = sql`v(${sql.join([sql.id('id'), ...columns.map((c) => sql.id(c))])})`;
     const set = sql.join(columns.map((c) => sql`${sql.id(c)} = ${cast(c)}`));
     return sql<{ id: string }>`update ${table} as t set ${set} from (values ${sql.join(values)}) as ${alias} where t.id = v.id returning t.id`.execute(db);

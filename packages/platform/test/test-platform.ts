@@ -2,7 +2,6 @@
 // vitest project says (vitest.config.ts), and a fresh tenant per test so parallel runs never share tables.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { inject } from 'vitest';
 import { dropTenant, openPlatform, type Platform } from '../src/index.ts';
 
@@ -12,9 +11,6 @@ declare module 'vitest' {
     pgliteDump: string;
   }
 }
-
-/** The shared corpora, which sit beside the repository (as in CI's clone). */
-export const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
 
 /** Which engine the suite runs on. */
 export const ENGINE: 'postgres' | 'pglite' = process.env.BVL_TEST_ENGINE === 'postgres' ? 'postgres' : 'pglite';

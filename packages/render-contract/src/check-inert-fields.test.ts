@@ -1,7 +1,9 @@
 import { BuildIssueSchema } from '@bvl/build-issue';
 import { buildGraph, collectStack, type ObjectNode } from '@bvl/metadata';
+import { CORPUS_NAMES, FIXTURE_NAMES } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import { describe, expect, it } from 'vitest';
-import { CORPORA, corpusGraph } from '../test/corpora.ts';
+import { corpusGraph, fixtureGraph } from '../test/corpora.ts';
 import { checkInertFields } from './check-inert-fields.ts';
 
 const objectWith = (field: Record<string, unknown>, draft = false): ObjectNode => {
@@ -65,7 +67,14 @@ describe('checkInertFields', () => {
     expect(checkInertFields(graph.objects.get('sys_user') as ObjectNode)).toEqual([]);
   });
 
-  it.each(CORPORA)('%s has no inert field', (corpus) => {
+  it.each(FIXTURE_NAMES)('fixture %s (every field type) has no inert field', (name) => {
+    const graph = fixtureGraph(name);
+    expect([...graph.objects.values()].flatMap(checkInertFields)).toEqual([]);
+  });
+});
+
+describeCorpora('checkInertFields on the corpora', () => {
+  it.each(CORPUS_NAMES)('%s has no inert field', (corpus) => {
     const graph = corpusGraph(corpus);
     expect([...graph.objects.values()].flatMap(checkInertFields)).toEqual([]);
   });

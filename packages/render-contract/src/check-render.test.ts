@@ -1,9 +1,10 @@
 import { BuildIssueSchema, isCatalogueCode } from '@bvl/build-issue';
 import { buildGraph, collectStack } from '@bvl/metadata';
+import { CORPUS_NAMES, type CorpusName, corpusDoc, exampleDoc, FIXTURE_NAMES, fixtureDoc, scaleStack } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CORPORA, type CorpusName, corpusDoc, corpusGraph, graphOf } from '../test/corpora.ts';
-import { scaledShowcase } from '../test/scaled-stack.ts';
+import { corpusGraph, fixtureGraph, graphOf } from '../test/corpora.ts';
 import { checkRender } from './check-render.ts';
 import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
@@ -12,7 +13,17 @@ import { renderToHtml } from './render-to-html.ts';
 import { RENDERER_PROFILES } from './renderer-profiles.ts';
 import { sweepDom } from './sweep-dom.ts';
 
-describe('checkRender on the corpora', () => {
+describe('checkRender on the fixtures', () => {
+  // field-service uses every view type, form type and widget type correctly: any issue is a false one.
+  it.each(FIXTURE_NAMES)('%s: no L2 issue', (name) => {
+    const result = checkRender(fixtureGraph(name));
+    expect(result.issues).toEqual([]);
+    // compiledDatasets: every dataset, plus every widget selection with a filter.
+    expect(result.checked).toEqual({ schemas: 27 + 26, compiledDatasets: 3 + 2 });
+  });
+});
+
+describeCorpora('checkRender on the corpora', () => {
   // All three stacks are what ObjectStack itself ships as valid examples; L2 finds no defect in
   // them (every view type is translatable and bound, every widget's shape fits its chart, every
   // dataset and widget filter compiles, no field is inert). Any issue here would be a false one.
@@ -22,7 +33,7 @@ describe('checkRender on the corpora', () => {
     'app-crm': { schemas: 13 + 6, compiledDatasets: 1 + 6 },
     'app-showcase': { schemas: 36 + 37, compiledDatasets: 4 + 3 },
   };
-  it.each(CORPORA)('%s: no L2 issue', (corpus) => {
+  it.each(CORPUS_NAMES)('%s: no L2 issue', (corpus) => {
     const result = checkRender(corpusGraph(corpus));
     expect(result.issues).toEqual([]);
     expect(result.checked).toEqual(expected[corpus]);
@@ -202,48 +213,53 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
   pick: fc.nat(),
 });
 
+/** Random mutations of a stack document never make L2 throw; every issue is a valid render BuildIssue. */
+function totalUnderMutation(label: string, pristineDoc: () => Record<string, unknown>, runs: number): void {
+  const pristine = pristineDoc();
+  const paths = pathsOf(pristine);
+  const strings = [...new Set(paths.map((p) => p[p.length - 1]).filter((s): s is string => typeof s === 'string'))];
+  it(`${label}: random mutations never throw, and every issue is a valid render BuildIssue`, () => {
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 8 }), (mutations) => {
+        const doc = pristineDoc();
+        for (const m of mutations) mutate(doc, paths, strings, m);
+        const graph = graphOf(doc);
+        const { issues } = checkRender(graph, { schema: 'tenant_1' });
+        for (const issue of issues) {
+          expect(BuildIssueSchema.safeParse(issue).success).toBe(true);
+          expect(isCatalogueCode(issue.code) && issue.layer === 'render').toBe(true);
+        }
+        for (const view of graph.views.values()) sweepDom(renderToHtml(checkView(view, graph).schema));
+        for (const d of graph.dashboards.values())
+          for (const w of d.widgets) sweepDom(renderToHtml(checkWidget(w, graph.datasets.get(w.def.dataset ?? ''), d).schema));
+        for (const d of graph.datasets.values()) {
+          const r = compileDataset(d, graph, {
+            measures: [...d.measures.keys()].slice(0, 1),
+            dimensions: [],
+            filter: { [strings[mutations[0]!.pick % strings.length] ?? 'x']: mutations[0]!.value },
+          });
+          if (!r.ok) for (const issue of r.issues) expect(BuildIssueSchema.safeParse(issue).success).toBe(true);
+        }
+      }),
+      { numRuns: runs },
+    );
+  });
+}
+
 describe('L2 is total on bad metadata', () => {
-  for (const [corpus, runs] of [
-    ['app-todo', 120],
-    ['app-crm', 80],
-    ['app-showcase', 25],
-  ] as const) {
-    const pristine = corpusDoc(corpus);
-    const paths = pathsOf(pristine);
-    const strings = [...new Set(paths.map((p) => p[p.length - 1]).filter((s): s is string => typeof s === 'string'))];
-    it(`${corpus}: random mutations never throw, and every issue is a valid render BuildIssue`, () => {
-      fc.assert(
-        fc.property(fc.array(mutation, { minLength: 1, maxLength: 8 }), (mutations) => {
-          const doc = corpusDoc(corpus);
-          for (const m of mutations) mutate(doc, paths, strings, m);
-          const graph = graphOf(doc);
-          const { issues } = checkRender(graph, { schema: 'tenant_1' });
-          for (const issue of issues) {
-            expect(BuildIssueSchema.safeParse(issue).success).toBe(true);
-            expect(isCatalogueCode(issue.code) && issue.layer === 'render').toBe(true);
-          }
-          for (const view of graph.views.values()) sweepDom(renderToHtml(checkView(view, graph).schema));
-          for (const d of graph.dashboards.values())
-            for (const w of d.widgets) sweepDom(renderToHtml(checkWidget(w, graph.datasets.get(w.def.dataset ?? ''), d).schema));
-          for (const d of graph.datasets.values()) {
-            const r = compileDataset(d, graph, {
-              measures: [...d.measures.keys()].slice(0, 1),
-              dimensions: [],
-              filter: { [strings[mutations[0]!.pick % strings.length] ?? 'x']: mutations[0]!.value },
-            });
-            if (!r.ok) for (const issue of r.issues) expect(BuildIssueSchema.safeParse(issue).success).toBe(true);
-          }
-        }),
-        { numRuns: runs },
-      );
-    });
-  }
+  totalUnderMutation('example app', () => exampleDoc('app'), 120);
+  totalUnderMutation('field-service', () => fixtureDoc('field-service'), 30);
+});
+
+describeCorpora('L2 is total on bad metadata: the corpora', () => {
+  const runs: Record<CorpusName, number> = { 'app-todo': 120, 'app-crm': 80, 'app-showcase': 25 };
+  for (const corpus of CORPUS_NAMES) totalUnderMutation(corpus, () => corpusDoc(corpus), runs[corpus]);
 });
 
 // Speed is measured by `npm run bench`, not asserted here: this checks that scale changes nothing.
 describe('checkRender at scale', () => {
   it('checks every view and widget of a 10k-artifact graph and finds nothing new', () => {
-    const doc = scaledShowcase(10_000);
+    const doc = scaleStack(fixtureDoc('field-service'), 'fs_', 10_000, (d) => collectStack(d).artifacts.length);
     const set = collectStack(doc);
     expect(set.artifacts.length).toBeGreaterThanOrEqual(10_000);
     const { graph } = buildGraph(set);

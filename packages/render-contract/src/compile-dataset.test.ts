@@ -1,8 +1,10 @@
 import { BuildIssueSchema } from '@bvl/build-issue';
 import { buildGraph, collectStack, type DatasetNode, type Graph } from '@bvl/metadata';
+import { CORPUS_NAMES, FIXTURE_NAMES } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CORPORA, corpusGraph } from '../test/corpora.ts';
+import { corpusGraph, fixtureGraph } from '../test/corpora.ts';
 import { type CompiledDataset, type CompileResult, compileDataset, type DatasetSelection } from './compile-dataset.ts';
 import { DATE_MACRO_NAMES } from './date-macro-sql.ts';
 
@@ -63,25 +65,31 @@ function ok(result: CompileResult): CompiledDataset {
 /** SQL and params in one value, for readable snapshots. */
 const shown = (c: CompiledDataset) => ({ sql: c.sql, params: c.params });
 
-describe('compileDataset on the corpora', () => {
-  for (const corpus of CORPORA) {
-    const graph = corpusGraph(corpus);
-    it.each([...graph.datasets.keys()])(`${corpus}: dataset %s compiles (all dimensions and measures)`, (name) => {
-      const result = compileDataset(graph.datasets.get(name) as DatasetNode, graph, undefined, { schema: 'tenant_1' });
-      expect(ok(result)).toMatchSnapshot();
-    });
-    it(`${corpus}: every widget's selection compiles`, () => {
-      const out: Record<string, unknown> = {};
-      for (const dashboard of graph.dashboards.values()) {
-        for (const w of dashboard.widgets) {
-          const dataset = graph.datasets.get(w.def.dataset ?? '') as DatasetNode;
-          const selection = { measures: w.def.values ?? [], dimensions: w.def.dimensions ?? [], ...(w.def.filter ? { filter: w.def.filter } : {}) };
-          out[`${dashboard.name}.${w.id}`] = shown(ok(compileDataset(dataset, graph, selection)));
-        }
+/** Every dataset compiles whole, and every widget's selection compiles (snapshots of SQL and params). */
+function compilesEverything(label: string, graph: Graph): void {
+  it.each([...graph.datasets.keys()])(`${label}: dataset %s compiles (all dimensions and measures)`, (name) => {
+    const result = compileDataset(graph.datasets.get(name) as DatasetNode, graph, undefined, { schema: 'tenant_1' });
+    expect(ok(result)).toMatchSnapshot();
+  });
+  it(`${label}: every widget's selection compiles`, () => {
+    const out: Record<string, unknown> = {};
+    for (const dashboard of graph.dashboards.values()) {
+      for (const w of dashboard.widgets) {
+        const dataset = graph.datasets.get(w.def.dataset ?? '') as DatasetNode;
+        const selection = { measures: w.def.values ?? [], dimensions: w.def.dimensions ?? [], ...(w.def.filter ? { filter: w.def.filter } : {}) };
+        out[`${dashboard.name}.${w.id}`] = shown(ok(compileDataset(dataset, graph, selection)));
       }
-      expect(out).toMatchSnapshot();
-    });
-  }
+    }
+    expect(out).toMatchSnapshot();
+  });
+}
+
+describe('compileDataset on the fixtures', () => {
+  for (const name of FIXTURE_NAMES) compilesEverything(name, fixtureGraph(name));
+});
+
+describeCorpora('compileDataset on the corpora', () => {
+  for (const corpus of CORPUS_NAMES) compilesEverything(corpus, corpusGraph(corpus));
 });
 
 describe('compileDataset: query shape', () => {

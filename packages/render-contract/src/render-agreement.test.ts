@@ -1,8 +1,10 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import type { DashboardNode, DatasetNode, Graph, ViewNode, WidgetNode } from '@bvl/metadata';
+import { CORPUS_NAMES, FIXTURE_NAMES } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CORPORA, corpusGraph } from '../test/corpora.ts';
+import { corpusGraph, fixtureGraph } from '../test/corpora.ts';
 import { exampleGraph } from '../test/example.ts';
 import { sampleRows } from '../test/sample-rows.ts';
 import { checkView } from './check-view.ts';
@@ -105,51 +107,57 @@ function* artifacts(graph: Graph): Generator<['view', ViewNode] | ['widget', Wid
   for (const d of graph.dashboards.values()) for (const w of d.widgets) yield ['widget', w, graph.datasets.get(w.def.dataset ?? ''), d];
 }
 
-// The in-repo example app first (every clone has it), then the shared ObjectStack corpora.
+// The repository's own apps (every clone has them); the shared ObjectStack corpora run too when present.
 const EXAMPLE = await exampleGraph();
-const SOURCES: ReadonlyArray<readonly [string, () => Graph]> = [['expense-tracker', () => EXAMPLE], ...CORPORA.map((c) => [c, () => corpusGraph(c)] as const)];
+const SOURCES: ReadonlyArray<readonly [string, () => Graph]> = [
+  ['expense-tracker', () => EXAMPLE],
+  ...FIXTURE_NAMES.map((f) => [f, () => fixtureGraph(f)] as const),
+];
 
-describe.each(Object.entries(RENDERER_PROFILES))('L2 and the rendered DOM agree (%s)', (profile, registry) => {
-  for (const [corpus, load] of SOURCES) {
-    const graph = load();
+/** The agreement on one stack under one profile: as published, under every mutation, with a trimmed registry. */
+function agreesOn(corpus: string, load: () => Graph, registry: ComponentRegistry): void {
+  const graph = load();
 
-    it(`${corpus} as published: nothing red-boxes, renders empty or degrades`, () => {
-      for (const a of artifacts(graph)) {
-        const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph, registry) : checkWidget(a[1], a[2], a[3], registry);
-        expect(issues, schema.id).toEqual([]);
-        agree(schema.id, schema, issues, registry);
-      }
-    });
+  it(`${corpus} as published: nothing red-boxes, renders empty or degrades`, () => {
+    for (const a of artifacts(graph)) {
+      const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph, registry) : checkWidget(a[1], a[2], a[3], registry);
+      expect(issues, schema.id).toEqual([]);
+      agree(schema.id, schema, issues, registry);
+    }
+  });
 
-    it(`${corpus} mutated: every view and widget, every mutation`, () => {
-      for (const a of artifacts(graph)) {
-        if (a[0] === 'view') {
-          for (const [m, v] of viewMutations(a[1], registry)) {
-            const { schema, issues } = checkView(v, graph, registry);
-            agree(`${v.name} ${m}`, schema, issues, registry);
-          }
-        } else {
-          for (const [m, w, dataset] of widgetMutations(a[1], a[2], registry)) {
-            const { schema, issues } = checkWidget(w, dataset, a[3], registry);
-            agree(`${schema.id} ${m}`, schema, issues, registry);
-          }
+  it(`${corpus} mutated: every view and widget, every mutation`, () => {
+    for (const a of artifacts(graph)) {
+      if (a[0] === 'view') {
+        for (const [m, v] of viewMutations(a[1], registry)) {
+          const { schema, issues } = checkView(v, graph, registry);
+          agree(`${v.name} ${m}`, schema, issues, registry);
+        }
+      } else {
+        for (const [m, w, dataset] of widgetMutations(a[1], a[2], registry)) {
+          const { schema, issues } = checkWidget(w, dataset, a[3], registry);
+          agree(`${schema.id} ${m}`, schema, issues, registry);
         }
       }
-    });
+    }
+  });
 
-    it(`${corpus} under a registry missing components: unknown_component red-boxes`, () => {
-      const raw = structuredClone(registry) as unknown as { components: Record<string, unknown> };
-      for (const c of ['object-kanban', 'object-form', 'chart', 'metric', 'dataset-kpi']) delete raw.components[c];
-      const trimmed = parseRegistry(raw);
-      for (const a of artifacts(graph)) {
-        const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph, trimmed) : checkWidget(a[1], a[2], a[3], trimmed);
-        agree(`${schema.id} (trimmed registry)`, schema, issues, trimmed);
-      }
-    });
-  }
+  it(`${corpus} under a registry missing components: unknown_component red-boxes`, () => {
+    const raw = structuredClone(registry) as unknown as { components: Record<string, unknown> };
+    for (const c of ['object-kanban', 'object-form', 'chart', 'metric', 'dataset-kpi']) delete raw.components[c];
+    const trimmed = parseRegistry(raw);
+    for (const a of artifacts(graph)) {
+      const { schema, issues } = a[0] === 'view' ? checkView(a[1], graph, trimmed) : checkWidget(a[1], a[2], a[3], trimmed);
+      agree(`${schema.id} (trimmed registry)`, schema, issues, trimmed);
+    }
+  });
+}
+
+describe.each(Object.entries(RENDERER_PROFILES))('L2 and the rendered DOM agree (%s)', (profile, registry) => {
+  for (const [corpus, load] of SOURCES) agreesOn(corpus, load, registry);
 
   it('random view types and widget shapes agree too', () => {
-    const graph = corpusGraph('app-showcase');
+    const graph = fixtureGraph('field-service');
     const views = [...graph.views.values()];
     const widgets = [...artifacts(graph)].filter((a) => a[0] === 'widget');
     fc.assert(
@@ -205,5 +213,11 @@ describe.each(Object.entries(RENDERER_PROFILES))('L2 and the rendered DOM agree 
           ];
     expect(degrades).toBe(profile !== 'objectui-2026-02');
     for (const key of keys) expect(seen.get(`${registry.name} ${key}`) ?? 0, key).toBeGreaterThan(0);
+  });
+});
+
+describeCorpora('L2 and the rendered DOM agree on the corpora', () => {
+  describe.each(Object.entries(RENDERER_PROFILES))('%s', (_profile, registry) => {
+    for (const corpus of CORPUS_NAMES) agreesOn(corpus, () => corpusGraph(corpus), registry);
   });
 });

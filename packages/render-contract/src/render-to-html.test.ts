@@ -1,8 +1,9 @@
-import { buildGraph, collectStack, type ViewNode } from '@bvl/metadata';
+import { buildGraph, collectStack, type Graph, type ViewNode } from '@bvl/metadata';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { Window } from 'happy-dom';
 import { describe, expect, it } from 'vitest';
-import { corpusGraph } from '../test/corpora.ts';
+import { corpusGraph, fixtureGraph } from '../test/corpora.ts';
 import { sampleRows } from '../test/sample-rows.ts';
 import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
@@ -22,12 +23,25 @@ const parse = (html: string) => {
   return root;
 };
 
-/** Every view and widget schema of app-showcase, which between them use every template. */
-function showcaseSchemas(): ComponentSchema[] {
-  const graph = corpusGraph('app-showcase');
+/** Every view and widget schema of a graph. */
+function schemasOf(graph: Graph): ComponentSchema[] {
   const views = [...graph.views.values()].map((v) => checkView(v, graph).schema);
   const widgets = [...graph.dashboards.values()].flatMap((d) => d.widgets.map((w) => checkWidget(w, graph.datasets.get(w.def.dataset ?? ''), d).schema));
   return [...views, ...widgets];
+}
+
+/** A schema renders exactly one accessible component, drawing rows when it has them and an empty state when not. */
+function rendersAccessibly(schema: ComponentSchema): void {
+  for (const rows of [undefined, sampleRows(schema, 3)]) {
+    const html = renderToHtml(schema, rows ? { rows } : undefined);
+    const sweep = sweepDom(html);
+    expect(sweep).toMatchObject({ errorBoxes: 0, emptyWidgets: 0, components: 1, a11yViolations: 0 });
+    const root = parse(html);
+    const template = DEFAULT_REGISTRY.components[schema.type ?? '']?.template;
+    if (rows && template !== 'form') expect(sweep.noData, 'rows are drawn').toBe(0);
+    if (!rows && template !== 'form') expect(sweep.noData, 'an empty data state is drawn').toBeGreaterThan(0);
+    for (const th of root.querySelectorAll('th')) expect(th.getAttribute('scope')).toMatch(/^(col|row)$/);
+  }
 }
 
 describe('renderToHtml', () => {
@@ -47,29 +61,19 @@ describe('renderToHtml', () => {
     expect(sweepDom(renderToHtml({ id: 'x', type: 'list', props: {} }))).toMatchObject({ errorBoxes: 0, components: 1 });
   });
 
-  const schemas = showcaseSchemas();
+  // The field-service fixture's views and widgets between them use every template.
+  const schemas = schemasOf(fixtureGraph('field-service'));
 
-  it('app-showcase exercises every template', () => {
+  it('field-service exercises every template', () => {
     const used = new Set(schemas.map((s) => DEFAULT_REGISTRY.components[s.type ?? '']?.template));
     expect([...TEMPLATES].filter((t) => !used.has(t))).toEqual([]);
   });
 
-  it.each(schemas.map((s) => [s.id, s] as const))('%s renders accessibly, with and without rows', (_, schema) => {
-    for (const rows of [undefined, sampleRows(schema, 3)]) {
-      const html = renderToHtml(schema, rows ? { rows } : undefined);
-      const sweep = sweepDom(html);
-      expect(sweep).toMatchObject({ errorBoxes: 0, emptyWidgets: 0, components: 1, a11yViolations: 0 });
-      const root = parse(html);
-      const template = DEFAULT_REGISTRY.components[schema.type ?? '']?.template;
-      if (rows && template !== 'form') expect(sweep.noData, 'rows are drawn').toBe(0);
-      if (!rows && template !== 'form') expect(sweep.noData, 'an empty data state is drawn').toBeGreaterThan(0);
-      for (const th of root.querySelectorAll('th')) expect(th.getAttribute('scope')).toMatch(/^(col|row)$/);
-    }
-  });
+  it.each(schemas.map((s) => [s.id, s] as const))('%s renders accessibly, with and without rows', (_, schema) => rendersAccessibly(schema));
 
   it('forms label every control and mark required ones', () => {
-    const graph = corpusGraph('app-showcase');
-    const html = renderToHtml(checkView(graph.views.get('showcase_task.edit') as ViewNode, graph).schema);
+    const graph = fixtureGraph('field-service');
+    const html = renderToHtml(checkView(graph.views.get('fs_job.edit') as ViewNode, graph).schema);
     const root = parse(html);
     const title = root.querySelector('input[name="title"]');
     expect(title?.getAttribute('required')).not.toBeNull();
@@ -135,4 +139,9 @@ describe('renderToHtml', () => {
     delete (registry.components as Record<string, unknown>)['object-grid'];
     expect(sweepDom(renderToHtml(schema, undefined, { registry })).errorBoxes).toBe(1);
   });
+});
+
+describeCorpora('renderToHtml on the corpora', () => {
+  const schemas = schemasOf(corpusGraph('app-showcase'));
+  it.each(schemas.map((s) => [s.id, s] as const))('app-showcase %s renders accessibly, with and without rows', (_, schema) => rendersAccessibly(schema));
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fakeEngine } from '../test/fake-engine.ts';
-import { corpus, graphOf, SMALL } from '../test/graphs.ts';
+import { fixture, graphOf, SMALL } from '../test/graphs.ts';
 import { runProbes } from './run-probes.ts';
 
 const small = graphOf(SMALL);
@@ -44,11 +44,11 @@ describe('runProbes', () => {
     const noDashboards = await runProbes({ engine: fakeEngine({ rows: { exp: 3 } }), graph: graphOf({ ...SMALL, dashboards: [] }) });
     expect(noDashboards).toMatchObject({ checked: { widgets: 0 }, total: { widgets: 0 }, unavailable: {}, issues: [] });
 
-    const showcase = corpus('app-showcase');
-    const rows = Object.fromEntries([...showcase.objects.keys()].map((o) => [o, 1000]));
-    const noDatasets = await runProbes({ engine: fakeEngine({ rows, runDataset: null }), graph: showcase });
+    const tour = fixture('field-service');
+    const rows = Object.fromEntries([...tour.objects.keys()].map((o) => [o, 1000]));
+    const noDatasets = await runProbes({ engine: fakeEngine({ rows, runDataset: null }), graph: tour });
     expect(noDatasets.checked.widgets).toBe(0);
-    expect(noDatasets.total.widgets).toBe(37);
+    expect(noDatasets.total.widgets).toBe(26);
     expect(noDatasets.unavailable).toEqual({ widgets: 'the runtime has no dataset engine' });
     expect(noDatasets.issues).toEqual([
       {
@@ -60,8 +60,8 @@ describe('runProbes', () => {
         fix: 'Probe with a runtime that implements this plane, or verify these artifacts another way.',
       },
     ]);
-    expect(noDatasets.skipped.filter((s) => s.plane === 'widgets')).toHaveLength(37);
-    expect(noDatasets.checked).toMatchObject({ seeds: 19, views: 36 });
+    expect(noDatasets.skipped.filter((s) => s.plane === 'widgets')).toHaveLength(26);
+    expect(noDatasets.checked).toMatchObject({ seeds: 8, views: 27 });
   });
 
   it('never throws: an engine that crashes becomes an issue', async () => {
@@ -79,12 +79,12 @@ describe('runProbes', () => {
   });
 
   it('keeps at most `concurrency` queries in flight', async () => {
-    const showcase = corpus('app-showcase');
+    const tour = fixture('field-service');
     const engine = fakeEngine({ rows: {}, delayMs: 2 });
-    const report = await runProbes({ engine, graph: showcase, concurrency: 3 });
+    const report = await runProbes({ engine, graph: tour, concurrency: 3 });
     expect(engine.maxInFlight()).toBe(3);
-    expect(engine.calls).toHaveLength(25 + 36 + 37);
-    expect(report.checked).toEqual({ seeds: 19, views: 36, widgets: 37, objects: 25 });
+    expect(engine.calls).toHaveLength(8 + 27 + 26);
+    expect(report.checked).toEqual({ seeds: 8, views: 27, widgets: 26, objects: 8 });
   });
 
   it('stops at the probe budget and says which artifacts it skipped', async () => {

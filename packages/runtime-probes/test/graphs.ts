@@ -1,15 +1,15 @@
-// Test support: graphs of the shared corpora and of small inline stacks.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Test support: graphs of the repository's fixtures, of the shared corpora (when present) and of small inline stacks.
 import { buildGraph, collectStack, type Graph } from '@bvl/metadata';
+import { type CorpusName, corpusDoc, corpusFile, type FixtureName, fixtureDoc, fixtureFile } from '@bvl/test-support';
 
-// The shared corpora sit beside the repository (as in CI's clone).
-const CORPORA_DIR = join(import.meta.dirname, '../../../../shared/corpora/objectstack');
+/** The graph of a repository fixture. */
+export function fixture(name: FixtureName): Graph {
+  return buildGraph(collectStack(fixtureDoc(name), { file: fixtureFile(name) })).graph;
+}
 
-/** The graph of a shared corpus stack. */
-export function corpus(name: 'app-crm' | 'app-showcase' | 'app-todo'): Graph {
-  const file = join(CORPORA_DIR, `${name}.stack.json`);
-  return buildGraph(collectStack(JSON.parse(readFileSync(file, 'utf8')), { file })).graph;
+/** The graph of a shared corpus stack (only inside describeCorpora). */
+export function corpus(name: CorpusName): Graph {
+  return buildGraph(collectStack(corpusDoc(name), { file: corpusFile(name) })).graph;
 }
 
 /** The graph of an inline stack document. */

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { buildGraph, readSource } from '@bvl/metadata';
 import { createProbeEngine, dropTenant, openPlatform, type Platform, platformOptionsFromEnv, publishPackage, stageDrafts, tenantSchema } from '@bvl/platform';
 import { runProbes } from '@bvl/runtime-probes';
+import { CORPUS_NAMES, type CorpusName, corpusFile, fixtureFile } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../cli-io.ts';
@@ -14,7 +16,6 @@ import { run as publishCommand } from './publish.ts';
 
 // Runs on PGlite under a temporary cwd (<cwd>/.bvl/data), or on PostgreSQL when DATABASE_URL is
 // set. Every test publishes into its own tenant, so parallel runs never share tables.
-const CORPORA = join(import.meta.dirname, '../../../../../shared/corpora/objectstack');
 const EXAMPLE = join(import.meta.dirname, '../../../../examples/expense-tracker');
 const env: { DATABASE_URL?: string } = process.env.BVL_TEST_ENGINE === 'postgres' && process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {};
 let cwd: string;
@@ -48,24 +49,8 @@ async function stackFile(doc: unknown): Promise<string> {
 }
 
 describe('bvl publish', { timeout: 120_000 }, () => {
-  // Every corpus publishes and probes clean; checked equals the artifacts the stack holds.
-  const corpora: Array<[string, number, { seeds: number; views: number; widgets: number; objects: number }]> = [
-    ['app-todo', 8, { seeds: 1, views: 3, widgets: 8, objects: 1 }],
-    ['app-crm', 28, { seeds: 5, views: 13, widgets: 6, objects: 6 }],
-    ['app-showcase', 132, { seeds: 19, views: 36, widgets: 37, objects: 25 }],
-  ];
-  it.each(corpora)('%s publishes and probes with no runtime issue', async (name, records, probed) => {
-    const r = await publish([`${CORPORA}/${name}.stack.json`, '--tenant', tenant(), '--package', name, '--format', 'json']);
-    const out = r.json();
-    expect(r.io.err()).toBe('');
-    expect(out).toMatchObject({ ok: true, outcome: 'published', seedApplied: { success: true, inserted: records, errors: [] } });
-    expect(out.issues.filter((i: { layer: string }) => i.layer === 'runtime')).toEqual([]);
-    expect(out.probes.checked).toEqual(probed);
-    expect(out.probes.total).toEqual(probed);
-    expect(out.probes).toMatchObject({ skipped: [], unavailable: {} });
-    expect(out.checked).toMatchObject({ seeds: probed.seeds, views: probed.views, widgets: probed.widgets });
-    expect(r.code).toBe(EXIT.clean);
-  });
+  it('the field-service fixture publishes and probes with no runtime issue', () =>
+    publishesClean(fixtureFile('field-service'), 'fs', 25, { seeds: 8, views: 27, widgets: 26, objects: 8 }));
 
   it('refuses while L1/L2 has an error, lists them, and never touches the database', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'bvl-refuse-'));
@@ -236,12 +221,12 @@ describe('bvl publish', { timeout: 120_000 }, () => {
 
   it('prints a pretty summary and SARIF', async () => {
     const t = tenant();
-    const pretty = await publish([`${CORPORA}/app-todo.stack.json`, '--tenant', t]);
+    const pretty = await publish([`${EXAMPLE}/app`, '--tenant', t]);
     expect(pretty.code).toBe(EXIT.clean);
     expect(pretty.io.out()).toMatch(
-      /no issues\npublished \d+ artifacts of package "default" to tenant "cli_[0-9a-f_]+" \(schema t_cli_[0-9a-f_]+\) on .+\nseeds: 0 inserted, 8 updated, 0 skipped, 0 errors|no issues\npublished \d+ artifacts .*\nseeds: 8 inserted/,
+      /^no issues\npublished 14 artifacts of package "default" to tenant "cli_[0-9a-f_]+" \(schema t_cli_[0-9a-f_]+\) on .+\nseeds: 9 inserted, 0 updated, 0 skipped, 0 errors\n/,
     );
-    expect(pretty.io.out()).toContain('probes checked: seeds 1/1, views 3/3, widgets 8/8, objects 1/1');
+    expect(pretty.io.out()).toContain('probes checked: seeds 3/3, views 5/5, widgets 4/4, objects 3/3');
     const file = await stackFile({ objects: OBJECTS, data: [{ object: 'exp', externalId: 'title', records: [{ title: 'x', paid_on: '2026-02-30' }] }] });
     const sarif = await publish([file, '--format', 'sarif', '--tenant', tenant()]);
     expect(sarif.code).toBe(EXIT.errors);
@@ -278,7 +263,7 @@ describe('bvl publish', { timeout: 120_000 }, () => {
       /--tenant "Bad Tenant" must be lowercase/,
     );
     const io = recordingIo(cwd, { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
-    const down = await publishCommand([`${CORPORA}/app-todo.stack.json`, '--tenant', tenant()], io);
+    const down = await publishCommand([`${EXAMPLE}/app`, '--tenant', tenant()], io);
     expect(down).toBe(EXIT.cannotRun);
     expect(io.err()).toMatch(/^bvl: cannot open the database: cannot open PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/none: .+\n$/);
   });
@@ -294,4 +279,27 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     expect(await main(['publish', bad, '--force'], io2)).toBe(EXIT.cannotRun);
     expect(io2.err()).toMatch(/^bvl: unknown flag --force for bvl publish/);
   });
+});
+
+/** A stack publishes and probes clean; checked equals the artifacts the stack holds. */
+async function publishesClean(file: string, pkg: string, records: number, probed: { seeds: number; views: number; widgets: number; objects: number }) {
+  const r = await publish([file, '--tenant', tenant(), '--package', pkg, '--format', 'json']);
+  const out = r.json();
+  expect(r.io.err()).toBe('');
+  expect(out).toMatchObject({ ok: true, outcome: 'published', seedApplied: { success: true, inserted: records, errors: [] } });
+  expect(out.issues.filter((i: { layer: string }) => i.layer === 'runtime')).toEqual([]);
+  expect(out.probes.checked).toEqual(probed);
+  expect(out.probes.total).toEqual(probed);
+  expect(out.probes).toMatchObject({ skipped: [], unavailable: {} });
+  expect(out.checked).toMatchObject({ seeds: probed.seeds, views: probed.views, widgets: probed.widgets });
+  expect(r.code).toBe(EXIT.clean);
+}
+
+describeCorpora('bvl publish on the corpora', () => {
+  const corpora: Record<CorpusName, [number, { seeds: number; views: number; widgets: number; objects: number }]> = {
+    'app-todo': [8, { seeds: 1, views: 3, widgets: 8, objects: 1 }],
+    'app-crm': [28, { seeds: 5, views: 13, widgets: 6, objects: 6 }],
+    'app-showcase': [132, { seeds: 19, views: 36, widgets: 37, objects: 25 }],
+  };
+  it.each(CORPUS_NAMES)('%s publishes and probes with no runtime issue', (name) => publishesClean(corpusFile(name), name, ...corpora[name]));
 });

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BuildIssueSchema } from '@bvl/build-issue';
+import { corpusFile, fixtureFile } from '@bvl/test-support';
+import { describeCorpora } from '@bvl/test-support/vitest';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
@@ -109,9 +111,9 @@ describe('bvl verify', () => {
     });
   });
 
-  it('verifies a stack JSON file (the corpora) clean', async () => {
-    const r = await run('verify', '../shared/corpora/objectstack/app-showcase.stack.json', '--format', 'json');
-    expect(JSON.parse(r.out).issues.filter((i: any) => i.severity === 'error')).toEqual([]);
+  it('verifies a stack JSON file (the field-service fixture) clean', async () => {
+    const r = await run('verify', fixtureFile('field-service'), '--format', 'json');
+    expect(JSON.parse(r.out)).toMatchObject({ ok: true, issues: [], checked: { objects: 7, views: 27, widgets: 26, schemas: 53 } });
     expect(r.code).toBe(0);
   });
 
@@ -157,5 +159,13 @@ describe('bvl verify', () => {
       cwd: ROOT,
     });
     expect(JSON.parse(stdout).ok).toBe(true);
+  });
+});
+
+describeCorpora('bvl verify on the corpora', () => {
+  it('verifies a stack JSON file (app-showcase) clean', async () => {
+    const r = await run('verify', corpusFile('app-showcase'), '--format', 'json');
+    expect(JSON.parse(r.out).issues.filter((i: any) => i.severity === 'error')).toEqual([]);
+    expect(r.code).toBe(0);
   });
 });
