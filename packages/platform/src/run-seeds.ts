@@ -16,6 +16,12 @@ import { writeContractProblem } from './write-contract.ts';
  * (INSERT … SELECT unnest), so a statement's size does not grow with its rows' parameters.
  */
 export const SEED_CHUNK = 5_000;
+/**
+ * The most an INSERT statement writes (its rows' values plus the column defaults they take, as
+ * text): well under what PGlite keeps free on its disk (open-platform's reserve is checked before
+ * each statement), so one statement can never fill the disk past it.
+ */
+export const INSERT_BYTES = 8 * 1024 * 1024;
 /** Record-level errors kept in the report; the rest are counted in `errorsOmitted`. */
 export const MAX_SEED_ERRORS = 500;
 /** Records applied per publish; a larger seed set is cut off with an error, not run unbounded. */
@@ -416,7 +422,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       pendingById.set(id, entry);
       (write === 'insert' ? inserts : updates).push(entry);
     }
-    await writeInserts(db, table, inserts, (c) => (c === 'id' ? ID_TYPE : planOf(c)?.type), outcome, err);
+    await writeInserts(db, table, inserts, (c) => (c === 'id' ? ID_TYPE : planOf(c)?.type), defaultBytes(run.object), outcome, err);
     await writeUpdates(db, table, updates, (c) => planOf(c)?.type, outcome, err);
     for (const d of later) {
       const rowId = rowIds.get(chunk[d.chunkIndex]!.index);
@@ -606,6 +612,7 @@ async function writeInserts(
   table: RawBuilder<unknown>,
   inserts: Array<{ p: Prepared; id: string }>,
   typeOf: (column: string) => ColumnType | undefined,
+  defaults: ReadonlyMap<string, number>,
   outcome: SeedOutcome,
   err: (i: number, m: string, f?: string) => void,
 ): Promise<void> {
@@ -639,8 +646,33 @@ async function writeInserts(
         err(batch[0]!.p.index, message, blameField(message, batch[0]!.p.row));
       }
     };
-    await write(rows);
+    // Bounded by size, not only by count: the defaults a row takes are written too.
+    let taken = 0;
+    for (const [c, n] of defaults) if (!columns.includes(c)) taken += n;
+    let batch: typeof rows = [];
+    let bytes = 0;
+    for (const row of rows) {
+      const size = taken + columns.reduce((n, c) => n + (asText(c === 'id' ? row.id : row.p.row[c])?.length ?? 4), 0);
+      if (batch.length > 0 && bytes + size > INSERT_BYTES) {
+        await write(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(row);
+      bytes += size;
+    }
+    if (batch.length > 0) await write(batch);
   }
+}
+
+/** Bytes each column's default writes into a row that leaves it out (text length of the defaultValue). */
+function defaultBytes(object: ObjectNode): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const f of object.fields.values()) {
+    const v = f.def.defaultValue;
+    if (v !== undefined && v !== null) out.set(f.name, (typeof v === 'string' ? v : JSON.stringify(v)).length);
+  }
+  return out;
 }
 
 /**

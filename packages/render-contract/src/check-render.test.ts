@@ -18,8 +18,8 @@ describe('checkRender on the fixtures', () => {
   it.each(FIXTURE_NAMES)('%s: no L2 issue', (name) => {
     const result = checkRender(fixtureGraph(name));
     expect(result.issues).toEqual([]);
-    // compiledDatasets: every dataset, plus every widget selection with a filter.
-    expect(result.checked).toEqual({ schemas: 27 + 26, compiledDatasets: 3 + 2 });
+    // compiledDatasets: every dataset, plus every widget selection with a filter or query options.
+    expect(result.checked).toEqual({ schemas: 27 + 26, compiledDatasets: 3 + 3 });
   });
 });
 
