@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 // CI runs every package's suite at once on a shared 2-core machine: bounds are generous, not tight.
 const bounds = { testTimeout: 120_000, hookTimeout: 120_000 };
 // Suites that touch a database; the pure ones run once, in the pglite project.
-const DATABASE_SUITES = ['src/collect-evidence.test.ts', 'src/golden-publish.test.ts'];
+const DATABASE_SUITES = ['src/collect-evidence.test.ts', 'src/golden-publish.test.ts', 'src/run-evals.test.ts', 'src/run-record-case.test.ts'];
 
 // The database suites run on embedded PGlite always, and a second time on PostgreSQL when
 // DATABASE_URL is set (CI sets it), so the golden suite is proven on both engines in one `npm test`.
