@@ -34,19 +34,23 @@ th{background:#f9fafb;font-weight:600}td.num{text-align:right;font-variant-numer
 .pass{color:#15803d}.fail{color:#b91c1c}.error{color:#b45309}.limit{color:#6d28d9}.mixed{color:#a16207}
 .failure{border:1px solid #fecaca;border-radius:8px;padding:4px 14px 10px;margin:12px 0}
 pre{background:#f6f8fa;padding:8px;border-radius:6px;overflow:auto;max-height:320px;font-size:12px}
-code{font-size:12.5px}details summary{cursor:pointer;color:#1d4ed8}
+code{font-size:12.5px}code.evidence{white-space:pre-wrap;word-break:break-word;font-size:12px;color:#374151}details summary{cursor:pointer;color:#1d4ed8}
 `;
+
+/** Failed assertions shown unfolded at most. */
+const OPEN_ASSERTIONS = 5;
 
 const MARK: Record<string, string> = { pass: '✓ pass', fail: '✗ fail', error: '! error', limit: '⧗ limit', mixed: '~ mixed', pending: '· pending' };
 
 function entryRows(s: BatchSummary, attempts: readonly StoredAttempt[]): string {
+  const k = s.epochs > 1;
   return s.entries
     .map((e) => {
       const st = entryStatus(e);
       const runs = attempts.filter((a) => a.case === e.case && a.variant === e.variant);
       const latency = runs.length ? runs.reduce((n, a) => n + a.latencyMs, 0) / runs.length : null;
       const rounds = runs.filter((a) => a.repairRounds !== null).map((a) => a.repairRounds as number);
-      return `<tr class="entry" data-case="${esc(e.case)}" data-variant="${esc(e.variant)}" data-status="${st}"><td>${esc(e.case)}</td><td>${esc(e.variant)}</td><td class="${st}">${MARK[st]}</td><td class="num">${e.pass}/${e.attempts}</td><td class="num">${percent(e.passAt1)}</td><td class="num">${percent(e.passAtK)}</td><td class="num">${percent(e.passHatK)}</td><td class="num">${rounds.length ? Math.max(...rounds) : '–'}</td><td class="num">${latency === null ? '–' : duration(latency)}</td></tr>`;
+      return `<tr class="entry" data-case="${esc(e.case)}" data-variant="${esc(e.variant)}" data-status="${st}"><td>${esc(e.case)}</td><td>${esc(e.variant)}</td><td class="${st}">${MARK[st]}</td><td class="num">${e.pass}/${e.attempts}</td><td class="num">${percent(e.passAt1)}</td>${k ? `<td class="num">${percent(e.passAtK)}</td><td class="num">${percent(e.passHatK)}</td>` : ''}<td class="num">${rounds.length ? Math.max(...rounds) : '–'}</td><td class="num">${latency === null ? '–' : duration(latency)}</td></tr>`;
     })
     .join('\n');
 }
@@ -61,13 +65,14 @@ function failureSection(a: StoredAttempt): string {
         .join('')}</table>`
     : '<p>No issue was left.</p>';
   const failed = a.assertions.filter((x) => !x.pass);
+  // Many failures (an unpublished build fails nearly every assertion) start folded: the reason says it.
   const assertions = failed.length
-    ? `<table class="assertions"><tr><th>assertion</th><th>evidence</th></tr>${failed
+    ? `<details class="assertions"${failed.length <= OPEN_ASSERTIONS ? ' open' : ''}><summary>${failed.length} failed assertion${failed.length === 1 ? '' : 's'} of ${a.assertions.length}, with what was seen</summary><table class="assertions"><tr><th>assertion</th><th>evidence</th></tr>${failed
         .map(
           (x) =>
-            `<tr><td>${esc(x.kind)}${x.role ? ` <code>${esc(x.role)}</code>` : ''}</td><td><pre>${esc(JSON.stringify(x.evidence, null, 2))}</pre></td></tr>`,
+            `<tr><td>${esc(x.kind)}${x.role ? ` <code>${esc(x.role)}</code>` : ''}</td><td><code class="evidence">${esc(JSON.stringify(x.evidence))}</code></td></tr>`,
         )
-        .join('')}</table>`
+        .join('')}</table></details>`
     : '';
   const rounds = a.rounds.length
     ? `<table class="rounds"><tr><th>round</th><th>kind</th><th>errors</th><th>warnings</th><th>auto-fixed</th><th>stop</th></tr>${a.rounds
@@ -82,7 +87,7 @@ function failureSection(a: StoredAttempt): string {
 <h3>${esc(a.case)} / ${esc(a.variant)} #${a.epoch} — <span class="${a.status}">${esc(a.status)}</span></h3>
 <p>${esc(a.failureReason ?? '')}</p>
 <p class="meta">stop reason ${esc(a.stopReason ?? '–')} · repair rounds ${a.repairRounds ?? '–'} · ${duration(a.latencyMs)} · worker ${esc(a.worker)}</p>
-<h4>Issues left</h4>${issues}${assertions ? `<h4>Failed assertions</h4>${assertions}` : ''}${rounds ? `<h4>Rounds</h4>${rounds}` : ''}${evidence}
+<h4>Issues left</h4>${issues}${assertions}${rounds ? `<h4>Rounds</h4>${rounds}` : ''}${evidence}
 </section>`;
 }
 
@@ -116,7 +121,7 @@ ${passRateChart(input.history, { current: b.id })}
 <h2>Baseline</h2>
 ${baseline}
 <h2>Cases</h2>
-<table class="cases"><tr><th>case</th><th>variant</th><th>status</th><th>passes</th><th>pass@1</th><th>pass@${s.epochs}</th><th>pass^${s.epochs}</th><th>rounds</th><th>latency</th></tr>
+<table class="cases"><tr><th>case</th><th>variant</th><th>status</th><th>passes</th><th>pass@1</th>${s.epochs > 1 ? `<th>pass@${s.epochs}</th><th>pass^${s.epochs}</th>` : ''}<th>rounds</th><th>latency</th></tr>
 ${entryRows(s, input.attempts)}
 </table>
 <h2>Failures (${failures.length})</h2>
