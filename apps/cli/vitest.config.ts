@@ -9,7 +9,16 @@ export default defineConfig({
     projects: [
       { test: { name: 'pglite', include: ['src/**/*.test.ts'], env: { BVL_TEST_ENGINE: 'pglite' }, ...bounds } },
       ...(process.env.DATABASE_URL
-        ? [{ test: { name: 'postgres', include: ['src/commands/publish.test.ts'], env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }]
+        ? [
+            {
+              test: {
+                name: 'postgres',
+                include: ['src/commands/publish.test.ts', 'src/commands/eval.test.ts', 'src/commands/eval-process.test.ts'],
+                env: { BVL_TEST_ENGINE: 'postgres' },
+                ...bounds,
+              },
+            },
+          ]
         : []),
     ],
   },

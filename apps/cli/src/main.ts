@@ -1,5 +1,6 @@
 import manifest from '../package.json' with { type: 'json' };
 import { type CliIo, EXIT } from './cli-io.ts';
+import { EVAL_SUMMARY, EVAL_WORKER_SUMMARY } from './eval-usage.ts';
 import { UsageError } from './parse-args.ts';
 import { PUBLISH_USAGE, VERIFY_USAGE } from './usage.ts';
 
@@ -8,6 +9,8 @@ export const USAGE = `bvl — Build Verification Loop for metadata-driven apps
 
   ${VERIFY_USAGE.replace('usage: ', '')}
   ${PUBLISH_USAGE.replace('usage: ', '')}
+  eval         ${EVAL_SUMMARY} (bvl eval --help)
+  eval-worker  ${EVAL_WORKER_SUMMARY} (bvl eval-worker --help)
 
 Exit codes: 0 no error, 1 errors found, 2 could not run.`;
 
@@ -16,6 +19,8 @@ type Command = (argv: string[], io: CliIo) => Promise<number>;
 async function loadCommand(name: string): Promise<Command | undefined> {
   if (name === 'verify') return (await import('./commands/verify.ts')).verifyCommand;
   if (name === 'publish') return (await import('./commands/publish.ts')).publishCommand;
+  if (name === 'eval') return (await import('./commands/eval.ts')).run;
+  if (name === 'eval-worker') return (await import('./commands/eval-worker.ts')).run;
   return undefined;
 }
 

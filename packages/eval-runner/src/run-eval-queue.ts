@@ -73,7 +73,13 @@ export async function openEvalQueue(options: {
   // pg-boss reports background errors as events; without a listener they would crash the process.
   boss.on('error', () => {});
   await boss.start();
-  for (const name of [ATTEMPT_QUEUE, NIGHTLY_QUEUE]) if (!(await boss.getQueue(name))) await boss.createQueue(name);
+  for (const name of [ATTEMPT_QUEUE, NIGHTLY_QUEUE]) {
+    if (await boss.getQueue(name)) continue;
+    // Two processes starting at once may both create it; the queue existing afterwards is success.
+    await boss.createQueue(name).catch(async (e: unknown) => {
+      if (!(await boss.getQueue(name))) throw e;
+    });
+  }
   return { boss, close: () => boss.stop({ graceful: true, timeout: 5_000, wait: true } as PgBoss.StopOptions) };
 }
 
