@@ -3,7 +3,13 @@ import { defineConfig } from 'vitest/config';
 // CI runs every package's suite at once on a shared 2-core machine: bounds are generous, not tight.
 const bounds = { testTimeout: 120_000, hookTimeout: 120_000 };
 // Suites that touch a database; the pure ones run once, in the pglite project.
-const DATABASE_SUITES = ['src/collect-evidence.test.ts', 'src/golden-publish.test.ts', 'src/run-evals.test.ts', 'src/run-record-case.test.ts'];
+const DATABASE_SUITES = [
+  'src/collect-evidence.test.ts',
+  'src/golden-publish.test.ts',
+  'src/run-evals.test.ts',
+  'src/run-record-case.test.ts',
+  'src/openai-agent.e2e.test.ts',
+];
 // The job queue is pg-boss, which needs PostgreSQL: it runs in the postgres project only.
 const POSTGRES_ONLY = ['src/run-eval-queue.test.ts'];
 

@@ -1,6 +1,6 @@
 import manifest from '../package.json' with { type: 'json' };
 import { type CliIo, EXIT } from './cli-io.ts';
-import { EVAL_SUMMARY, EVAL_WORKER_SUMMARY } from './eval-usage.ts';
+import { EVAL_SUMMARY, EVAL_USAGE, EVAL_WORKER_SUMMARY, EVAL_WORKER_USAGE } from './eval-usage.ts';
 import { UsageError } from './parse-args.ts';
 import { PUBLISH_USAGE, VERIFY_USAGE } from './usage.ts';
 
@@ -33,6 +33,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   if (name === '--version') {
     io.stdout(`${manifest.version}\n`);
+    return EXIT.clean;
+  }
+  // The eval commands' help, printed before anything is loaded (the command bodies hold no usage text).
+  const evalHelp = name === 'eval' ? EVAL_USAGE : name === 'eval-worker' ? EVAL_WORKER_USAGE : undefined;
+  if (evalHelp && (rest.includes('--help') || rest.includes('-h'))) {
+    io.stdout(`${evalHelp}\n`);
     return EXIT.clean;
   }
   try {

@@ -61,6 +61,7 @@ describe('the public surface', () => {
       'matchRole',
       'nightlySchedule',
       'openEvalQueue',
+      'openaiAgent',
       'parseGoldenCase',
       'passAtK',
       'passHatK',

@@ -94,6 +94,7 @@ export {
   runEvals,
   workerName,
 } from './run-evals.ts';
+export { type AgentBuilder, openaiAgent } from './run-openai-agent.ts';
 export { type RecordCaseInput, type RecordedCase, recordCase } from './run-record-case.ts';
 export { stackDocument } from './stack-document.ts';
 export { type AttemptOutcome, type BatchSummary, type EntrySummary, summarizeBatch } from './summarize-batch.ts';

@@ -1,19 +1,23 @@
 import { EvalRunError, recordCase } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { parseCommandArgs, UsageError } from '../parse-args.ts';
-import { DEFAULT_CASES_DIR, openDatabase, resolvePath } from './eval-shared.ts';
+import { UsageError } from '../parse-args.ts';
+import { DEFAULT_CASES_DIR, openDatabase, parseEvalFlags, resolvePath } from './eval-shared.ts';
 
 /**
  * `bvl eval add-case --from-session <id>`: a failed build session becomes a golden case (its goal
  * as the prompt, the state it left as the starting point, the errors it left as `issues_absent`).
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    'from-session': { type: 'string' },
-    tenant: { type: 'string' },
-    name: { type: 'string' },
-    'cases-dir': { type: 'string' },
-  });
+  const { values, positionals } = parseEvalFlags(
+    argv,
+    {
+      'from-session': { type: 'string' },
+      tenant: { type: 'string' },
+      name: { type: 'string' },
+      'cases-dir': { type: 'string' },
+    },
+    'eval add-case',
+  );
   if (positionals.length > 0)
     throw new UsageError(
       `unexpected argument ${JSON.stringify(positionals[0])}; usage: bvl eval add-case --from-session <id> [--tenant t] [--name n] [--cases-dir dir]`,

@@ -1,16 +1,20 @@
 import { writeFile } from 'node:fs/promises';
 import { EvalRunError, loadEvalReport, renderEvalReport } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { parseCommandArgs, UsageError } from '../parse-args.ts';
-import { intFlag, openDatabase, resolvePath } from './eval-shared.ts';
+import { UsageError } from '../parse-args.ts';
+import { intFlag, openDatabase, parseEvalFlags, resolvePath } from './eval-shared.ts';
 
 /** `bvl eval report`: the self-contained HTML report of a batch (the latest by default), to a file. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    batch: { type: 'string' },
-    baseline: { type: 'string' },
-    output: { type: 'string', short: 'o' },
-  });
+  const { values, positionals } = parseEvalFlags(
+    argv,
+    {
+      batch: { type: 'string' },
+      baseline: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    },
+    'eval report',
+  );
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}; usage: bvl eval report [--batch b] [--baseline b] -o report.html`);
   if (values.output === undefined) throw new UsageError('bvl eval report needs -o <file.html>: the report is one self-contained HTML page');

@@ -29,8 +29,19 @@ import {
 } from '@bvl/eval-runner';
 import type { Platform } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { parseCommandArgs, UsageError } from '../parse-args.ts';
-import { DEFAULT_CASES_DIR, EXIT_MIN_PASS, gitCommit, intFlag, numberFlag, openDatabase, queueDatabase, resolvePath, withInterrupt } from './eval-shared.ts';
+import { UsageError } from '../parse-args.ts';
+import {
+  DEFAULT_CASES_DIR,
+  EXIT_MIN_PASS,
+  gitCommit,
+  intFlag,
+  numberFlag,
+  openDatabase,
+  parseEvalFlags,
+  queueDatabase,
+  resolvePath,
+  withInterrupt,
+} from './eval-shared.ts';
 
 const OPTIONS = {
   agent: { type: 'string' },
@@ -51,7 +62,7 @@ const OPTIONS = {
   unschedule: { type: 'boolean' },
 } as const;
 
-type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+type Values = ReturnType<typeof parseEvalFlags<typeof OPTIONS>>['values'];
 
 /** The parsed flags of a suite run. */
 interface EvalFlags {
@@ -121,7 +132,7 @@ async function selectCases(flags: EvalFlags): Promise<GoldenCase[]> {
 
 /** `bvl eval`: runs the golden suite (or continues a batch, or queues it), then reports and compares. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  const { values, positionals } = parseEvalFlags(argv, OPTIONS, 'eval');
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}; bvl eval takes flags, or the subcommands report and add-case`);
   const flags = parseFlags(values, io);

@@ -1,8 +1,7 @@
 import { duration, type EvalQueue, evalAgentNamed, loadGoldenCases, openEvalQueue, runEvalWorker, type WorkerEvent, workerName } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { EVAL_WORKER_USAGE } from '../eval-usage.ts';
-import { parseCommandArgs, UsageError } from '../parse-args.ts';
-import { DEFAULT_CASES_DIR, gitCommit, intFlag, numberFlag, openDatabase, queueDatabase, resolvePath, withInterrupt } from './eval-shared.ts';
+import { UsageError } from '../parse-args.ts';
+import { DEFAULT_CASES_DIR, gitCommit, intFlag, numberFlag, openDatabase, parseEvalFlags, queueDatabase, resolvePath, withInterrupt } from './eval-shared.ts';
 
 const describe = (e: WorkerEvent): string => {
   switch (e.kind) {
@@ -27,17 +26,17 @@ const describe = (e: WorkerEvent): string => {
  * or, with --idle-exit, until it has had nothing to do for that long.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${EVAL_WORKER_USAGE}\n`);
-    return EXIT.clean;
-  }
-  const { values, positionals } = parseCommandArgs(argv, {
-    concurrency: { type: 'string' },
-    'cases-dir': { type: 'string' },
-    timeout: { type: 'string' },
-    'idle-exit': { type: 'string' },
-    poll: { type: 'string' },
-  });
+  const { values, positionals } = parseEvalFlags(
+    argv,
+    {
+      concurrency: { type: 'string' },
+      'cases-dir': { type: 'string' },
+      timeout: { type: 'string' },
+      'idle-exit': { type: 'string' },
+      poll: { type: 'string' },
+    },
+    'eval-worker',
+  );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}; bvl eval-worker takes flags only`);
   const url = queueDatabase(io);
   const concurrency = intFlag('concurrency', values.concurrency, 1, 64) ?? 1;
