@@ -48,6 +48,14 @@ const suite = () => `t-queue-${randomBytes(4).toString('hex')}`;
 const only = (...names: string[]) => cases.filter((c) => names.includes(c.name));
 
 describe('the eval queue (PostgreSQL, pg-boss)', () => {
+  it('opens when several processes start on a fresh schema at once (their queue creation races)', async () => {
+    const fresh = `${schema}_race`;
+    const opened = await Promise.allSettled([0, 1, 2, 3].map(() => openEvalQueue({ databaseUrl: url, schema: fresh })));
+    for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
+    await sql`drop schema if exists ${sql.id(fresh)} cascade`.execute(platform.db);
+    expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).toEqual(['ok', 'ok', 'ok', 'ok']);
+  });
+
   it('two workers on one queue share a batch: every attempt runs once, the batch finishes', async () => {
     const producer = await open();
     const events: Array<WorkerEvent & { worker: string }> = [];

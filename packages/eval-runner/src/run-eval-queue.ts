@@ -73,14 +73,29 @@ export async function openEvalQueue(options: {
   // pg-boss reports background errors as events; without a listener they would crash the process.
   boss.on('error', () => {});
   await boss.start();
-  for (const name of [ATTEMPT_QUEUE, NIGHTLY_QUEUE]) {
-    if (await boss.getQueue(name)) continue;
-    // Two processes starting at once may both create it; the queue existing afterwards is success.
-    await boss.createQueue(name).catch(async (e: unknown) => {
-      if (!(await boss.getQueue(name))) throw e;
-    });
-  }
+  for (const name of [ATTEMPT_QUEUE, NIGHTLY_QUEUE]) await ensureQueue(boss, name);
   return { boss, close: () => boss.stop({ graceful: true, timeout: 5_000, wait: true } as PgBoss.StopOptions) };
+}
+
+/** Tries at creating a queue while other processes create it too. */
+const CREATE_QUEUE_TRIES = 8;
+
+/**
+ * Creates a queue unless it exists. Processes starting at once (workers, the enqueuer) race to
+ * create it, and pg-boss's creation can deadlock with a concurrent one on PostgreSQL; the loser
+ * waits a little and looks again, since the queue existing afterwards is all that matters.
+ */
+async function ensureQueue(boss: PgBoss, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    if (await boss.getQueue(name)) return;
+    try {
+      await boss.createQueue(name);
+      return;
+    } catch (e) {
+      if (attempt >= CREATE_QUEUE_TRIES) throw e;
+      await sleep(50 + Math.random() * 200 * attempt);
+    }
+  }
 }
 
 /** What {@link enqueueBatch} is given: a new batch's cases and how to run them. */
