@@ -272,8 +272,9 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
 
   const polling = { pollingIntervalSeconds: input.pollingIntervalSeconds ?? 2, batchSize: 1, includeMetadata: true as const };
   let inFlight = 0;
-  for (let i = 0; i < Math.max(1, input.concurrency ?? 1); i++)
-    await queue.boss.work<AttemptJob>(ATTEMPT_QUEUE, polling, async (jobs) => {
+  for (let i = 0; i < Math.max(1, input.concurrency ?? 1); i++) {
+    const slot: { id?: string } = {};
+    slot.id = await queue.boss.work<AttemptJob>(ATTEMPT_QUEUE, polling, async (jobs) => {
       for (const job of jobs) {
         if (stopping) throw new AttemptAbandoned('the worker is stopping');
         inFlight++;
@@ -287,7 +288,11 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
           inFlight--;
         }
       }
+      // pg-boss waits a polling interval after every fetch; after a job there may be more, so look
+      // again at once (an idle slot still polls at the interval).
+      if (jobs.length > 0 && slot.id && !stopping) queue.boss.notifyWorker(slot.id);
     });
+  }
   if (input.loadCases) {
     const loadCases = input.loadCases;
     await queue.boss.work<NightlyRequest>(NIGHTLY_QUEUE, polling, async (jobs) => {
