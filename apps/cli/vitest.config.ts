@@ -13,7 +13,7 @@ export default defineConfig({
             {
               test: {
                 name: 'postgres',
-                include: ['src/commands/publish*.test.ts', 'src/commands/build.test.ts'],
+                include: ['src/commands/publish*.test.ts', 'src/commands/build.test.ts', 'src/commands/eval.test.ts', 'src/commands/eval-process.test.ts'],
                 env: { BVL_TEST_ENGINE: 'postgres' },
                 ...bounds,
               },

@@ -3,7 +3,15 @@ import { defineConfig } from 'vitest/config';
 // CI runs every package's suite at once on a shared 2-core machine: bounds are generous, not tight.
 const bounds = { testTimeout: 120_000, hookTimeout: 120_000 };
 // Suites that touch a database; the pure ones run once, in the pglite project.
-const DATABASE_SUITES = ['src/collect-evidence.test.ts', 'src/golden-publish.test.ts'];
+const DATABASE_SUITES = [
+  'src/collect-evidence.test.ts',
+  'src/golden-publish.test.ts',
+  'src/run-evals.test.ts',
+  'src/run-record-case.test.ts',
+  'src/openai-agent.e2e.test.ts',
+];
+// The job queue is pg-boss, which needs PostgreSQL: it runs in the postgres project only.
+const POSTGRES_ONLY = ['src/run-eval-queue.test.ts'];
 
 // The database suites run on embedded PGlite always, and a second time on PostgreSQL when
 // DATABASE_URL is set (CI sets it), so the golden suite is proven on both engines in one `npm test`.
@@ -14,13 +22,16 @@ export default defineConfig({
         test: {
           name: 'pglite',
           include: ['src/**/*.test.ts'],
+          exclude: POSTGRES_ONLY,
           env: { BVL_TEST_ENGINE: 'pglite' },
           // One migrated PGlite is built once and dumped; every database suite starts its own database from it.
           globalSetup: ['./test/global-setup.js'],
           ...bounds,
         },
       },
-      ...(process.env.DATABASE_URL ? [{ test: { name: 'postgres', include: DATABASE_SUITES, env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }] : []),
+      ...(process.env.DATABASE_URL
+        ? [{ test: { name: 'postgres', include: [...DATABASE_SUITES, ...POSTGRES_ONLY], env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }]
+        : []),
     ],
   },
 });

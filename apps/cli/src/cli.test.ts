@@ -26,7 +26,7 @@ describe('bvl --help', () => {
   it('lists every command of the table, exit 0', async () => {
     const r = await run(EXAMPLE, ['--help']);
     expect(r.code).toBe(0);
-    for (const c of COMMANDS) expect(r.out).toContain(`  ${c.name.padEnd(10)} ${c.summary}`);
+    for (const c of COMMANDS) expect(r.out).toContain(`  ${c.name.padEnd(12)} ${c.summary}`);
   });
 
   it.each(COMMANDS.map((c) => c.name))('bvl %s --help prints its usage and flags, exit 0', async (name) => {

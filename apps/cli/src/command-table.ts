@@ -1,4 +1,5 @@
 import type { CliIo } from './cli-io.ts';
+import { EVAL_SUMMARY, EVAL_USAGE, EVAL_WORKER_SUMMARY, EVAL_WORKER_USAGE } from './eval-usage.ts';
 
 /** A command's entry point: its arguments (after the name) and the outside world; returns the exit code. */
 export type CommandRun = (argv: string[], io: CliIo) => Promise<number>;
@@ -133,6 +134,8 @@ working folder. Runs until the client closes stdin.`,
 A created token is printed once; bvl keeps only its hash.`,
     load: async () => (await import('./commands/token.ts')).run,
   },
+  { name: 'eval', summary: EVAL_SUMMARY, usage: EVAL_USAGE, load: async () => (await import('./commands/eval.ts')).run },
+  { name: 'eval-worker', summary: EVAL_WORKER_SUMMARY, usage: EVAL_WORKER_USAGE, load: async () => (await import('./commands/eval-worker.ts')).run },
   {
     name: 'baseline',
     summary: 'record the current issues so later runs show only new ones',

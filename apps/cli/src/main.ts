@@ -8,7 +8,7 @@ export const USAGE = `bvl — Build Verification Loop for metadata-driven apps (
 
 usage: bvl <command> [options]
 
-${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
+${COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join('\n')}
 
 bvl <command> --help shows a command's options. bvl --version prints the version.
 Exit codes: 0 no error, 1 errors found, 2 could not run.`;

@@ -7,6 +7,7 @@ import type { Blueprint, CaseFile } from './golden-case.ts';
  * two runs compare like with like, and a reformatted file keeps its version.
  */
 export function caseVersion(c: CaseFile & { readonly blueprint: Blueprint }): string {
-  const { name, prompt, tags, maxRounds, assertions, defects, blueprint } = c;
-  return contentHash({ name, prompt, tags, maxRounds, assertions, defects, blueprint });
+  const { name, prompt, tags, maxRounds, assertions, defects, blueprint, origin } = c;
+  // `origin` joins the hash only when set, so every reference case keeps the version it had.
+  return contentHash({ name, prompt, tags, maxRounds, assertions, defects, blueprint, ...(origin ? { origin } : {}) });
 }

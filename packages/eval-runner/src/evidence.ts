@@ -16,6 +16,16 @@ export interface ProbeEvidence {
   readonly total: Readonly<Record<string, number>>;
 }
 
+/** An issue that remained when the build ended, as evidence: layer, code, severity and where. */
+export interface IssueEvidence {
+  readonly layer: string;
+  readonly code: string;
+  readonly severity: 'error' | 'warning';
+  readonly artifact: { readonly type: string; readonly name: string };
+  readonly member?: string;
+  readonly path?: string;
+}
+
 /** The publish's seed report, counted. */
 export interface SeedEvidence {
   readonly success: boolean;
@@ -41,4 +51,6 @@ export interface Evidence {
   readonly seedApplied?: SeedEvidence;
   readonly probes?: ProbeEvidence;
   readonly dom?: DomSweepEvidence;
+  /** Every issue left when the build ended (L1+L2 over the drafts, the latest L3); absent when not gathered. */
+  readonly issues?: IssueEvidence[];
 }

@@ -108,6 +108,19 @@ describe('parseGoldenCase', () => {
         { file: BLUEPRINT_FILE, pointer: '', message: expect.stringContaining('not valid JSON') },
       ],
     ],
+    [
+      'a case recorded from a session with a defect set (it has no reference blueprint to apply one to)',
+      () => parse(edit((c) => (c.origin = { session: 's', tenant: 't', package: 'app', recordedAt: '2026-03-15T10:00:00Z' }))),
+      [{ file: CASE_FILE, pointer: '/defects', message: expect.stringContaining('no reference blueprint') }],
+    ],
+    [
+      'an issues_absent assertion with a code outside the catalogue',
+      () =>
+        parse(
+          edit((c) => (c.assertions[2] = { kind: 'issues_absent', issues: [{ code: 'no_such_code', artifact: { type: 'seed', name: 'note' } }] } as never)),
+        ),
+      [{ file: CASE_FILE, pointer: '/assertions/2/issues/0/code', message: 'must be a code of the BuildIssue catalogue' }],
+    ],
   ];
   it.each(malformed)('refuses %s, naming the file and the JSON pointer', (_name, run, expected) => {
     expect(problemsOf(run)).toEqual(expected);

@@ -16,6 +16,18 @@ const Terms = z.array(z.string().regex(/[a-z0-9]/i, 'a term needs a letter or di
 /** Roles are matched by terms, not by exact names: an agent-built app names things its own way. */
 const RoleMatch = { role: RoleName, match: Terms, exclude: Terms.optional() };
 
+/** An issue verification must report once a defect set is applied: its code, artifact and (optionally) path. */
+export const ExpectedIssueSchema = z.strictObject({
+  code: z.string().refine(isCatalogueCode, 'must be a code of the BuildIssue catalogue'),
+  artifact: ArtifactRefSchema.strict(),
+  path: z
+    .string()
+    .refine((p) => p === '' || p.startsWith('/'), 'must be an RFC 6901 JSON pointer')
+    .optional(),
+});
+/** One expected issue of a defect set. */
+export type ExpectedIssue = z.infer<typeof ExpectedIssueSchema>;
+
 /**
  * One machine-checkable assertion about a built app. Artifacts are asserted **by role**: a role is
  * satisfied by any published artifact whose name or label matches one of its terms (and none of its
@@ -54,23 +66,16 @@ export const AssertionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('probes_clean') }),
   /** The build used at most `max` repair rounds. */
   z.strictObject({ kind: z.literal('rounds_at_most'), max: z.int().min(0) }),
+  /**
+   * None of these issues remains when the build ends (code and artifact, and path when given): an
+   * incident that must never recur. The runner adds one for a defect set's `expect` on its own.
+   */
+  z.strictObject({ kind: z.literal('issues_absent'), issues: z.array(ExpectedIssueSchema).min(1) }),
 ]);
 /** One assertion of a golden case. */
 export type Assertion = z.infer<typeof AssertionSchema>;
 /** The kinds of assertion. */
 export type AssertionKind = Assertion['kind'];
-
-/** An issue verification must report once a defect set is applied: its code, artifact and (optionally) path. */
-export const ExpectedIssueSchema = z.strictObject({
-  code: z.string().refine(isCatalogueCode, 'must be a code of the BuildIssue catalogue'),
-  artifact: ArtifactRefSchema.strict(),
-  path: z
-    .string()
-    .refine((p) => p === '' || p.startsWith('/'), 'must be an RFC 6901 JSON pointer')
-    .optional(),
-});
-/** One expected issue of a defect set. */
-export type ExpectedIssue = z.infer<typeof ExpectedIssueSchema>;
 
 /** Who can repair a defect set: the deterministic fixer (every issue carries a safe patch) or only an agent. */
 export const REPAIRERS = ['fixer', 'agent'] as const;
@@ -96,6 +101,17 @@ export const DefectSetSchema = z
 /** One defect set of a golden case. */
 export type DefectSet = z.infer<typeof DefectSetSchema>;
 
+/** Where a case recorded from a build session came from. */
+export const OriginSchema = z.strictObject({
+  session: z.string().min(1),
+  tenant: z.string().min(1),
+  package: z.string().min(1),
+  /** When the case was recorded (ISO 8601). */
+  recordedAt: z.string().min(1),
+});
+/** The session a case was recorded from. */
+export type CaseOrigin = z.infer<typeof OriginSchema>;
+
 /** `case.json`: everything of a golden case except its blueprint. */
 export const CaseFileSchema = z
   .strictObject({
@@ -107,8 +123,20 @@ export const CaseFileSchema = z
     maxRounds: z.int().min(0).max(20),
     assertions: z.array(AssertionSchema).min(1),
     defects: z.record(KebabName, DefectSetSchema).default({}),
+    /**
+     * Set by `bvl eval add-case --from-session`: the case records a failed build session, and its
+     * blueprint is the state that session left (the starting point), not a clean reference.
+     */
+    origin: OriginSchema.optional(),
   })
   .superRefine((c, ctx) => {
+    if (c.origin && Object.keys(c.defects).length > 0)
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'a case recorded from a session has no reference blueprint, so no defect set can apply to one; drop "origin" once the blueprint is the reference',
+        path: ['defects'],
+      });
     const roles = new Map<string, Assertion['kind']>();
     c.assertions.forEach((a, i) => {
       if (!('role' in a)) return;

@@ -235,4 +235,40 @@ describe('gradeAssertions', () => {
     const [comments] = gradeAssertions([{ kind: 'object_exists', role: 'comment', match: ['ticket'], exclude: ['ticket'] }], EVIDENCE);
     expect(comments?.pass).toBe(false);
   });
+
+  it('issues_absent passes when none of its issues is left (code, artifact, and path when given), and fails naming those that are', () => {
+    const absent: Assertion = {
+      kind: 'issues_absent',
+      issues: [
+        { code: 'unknown_measure', artifact: { type: 'dashboard', name: 'hd_support' }, path: '/widgets/0/values/0' },
+        { code: 'seed_not_applied', artifact: { type: 'seed', name: 'hd_agent' } },
+      ],
+    };
+    const left = (issues: Evidence['issues']): Evidence => ({ ...EVIDENCE, ...(issues ? { issues } : {}) });
+    const issue = (code: string, type: string, name: string, path?: string) => ({
+      layer: 'graph',
+      code,
+      severity: 'error' as const,
+      artifact: { type, name },
+      ...(path ? { path } : {}),
+    });
+    expect(gradeAssertions([absent], left([]))).toEqual([{ kind: 'issues_absent', pass: true, evidence: { expectedGone: 2, remaining: [] } }]);
+    // Same code and artifact at another path is another issue.
+    expect(gradeAssertions([absent], left([issue('unknown_measure', 'dashboard', 'hd_support', '/widgets/1/values/0')]))[0]?.pass).toBe(true);
+    expect(
+      gradeAssertions(
+        [absent],
+        left([issue('unknown_measure', 'dashboard', 'hd_support', '/widgets/0/values/0'), issue('seed_not_applied', 'seed', 'hd_agent')]),
+      ),
+    ).toEqual([
+      {
+        kind: 'issues_absent',
+        pass: false,
+        evidence: { expectedGone: 2, remaining: ['unknown_measure dashboard hd_support /widgets/0/values/0', 'seed_not_applied seed hd_agent'] },
+      },
+    ]);
+    expect(gradeAssertions([absent], left(undefined))).toEqual([
+      { kind: 'issues_absent', pass: false, evidence: { reason: 'the list of issues left at the end was not gathered' } },
+    ]);
+  });
 });

@@ -115,6 +115,18 @@ const GRADERS: { [K in AssertionKind]: (a: Of<K>, ctx: Context) => Verdict } = {
     pass: ctx.ev.rounds !== undefined && ctx.ev.rounds <= a.max,
     evidence: { rounds: ctx.ev.rounds ?? null, max: a.max },
   }),
+  issues_absent: (a, ctx) => {
+    const left = ctx.ev.issues;
+    if (!left) return notGathered('the list of issues left at the end');
+    const remaining = a.issues
+      .filter((e) =>
+        left.some(
+          (i) => i.code === e.code && i.artifact.type === e.artifact.type && i.artifact.name === e.artifact.name && (e.path === undefined || i.path === e.path),
+        ),
+      )
+      .map((e) => `${e.code} ${e.artifact.type} ${e.artifact.name}${e.path !== undefined ? ` ${e.path}` : ''}`);
+    return { pass: remaining.length === 0, evidence: { expectedGone: a.issues.length, remaining } };
+  },
 };
 
 /**

@@ -1,7 +1,21 @@
+export { caseFromSession, type SessionRecord } from './case-from-session.ts';
 export { caseVersion } from './case-version.ts';
 export { type CollectEvidenceInput, type CollectedEvidence, collectEvidence } from './collect-evidence.ts';
+export { type Comparison, compareBatches, type EntryChange } from './compare-batches.ts';
 export { type DomSweepEvidence, type RowSource, type RowsRead, SWEEP_VIEW_ROWS, type SweptArtifact, type SweptWidget, sweepPublished } from './dom-sweep.ts';
-export type { Evidence, ProbeEvidence, ProbeIssueEvidence, SeedEvidence } from './evidence.ts';
+export {
+  CLEAN_VARIANT,
+  type EvalAgent,
+  type EvalAgentInput,
+  type EvalAgentResult,
+  type EvalCase,
+  type EvalUsage,
+  NO_USAGE,
+  RateLimitedError,
+} from './eval-agent.ts';
+export { EVAL_AGENTS, evalAgentNamed } from './eval-agents.ts';
+export type { Evidence, IssueEvidence, ProbeEvidence, ProbeIssueEvidence, SeedEvidence } from './evidence.ts';
+export { duration, entryStatus, formatEvalSummary, formatProgress, percent, type SummaryInput } from './format-eval-summary.ts';
 export {
   type Assertion,
   type AssertionKind,
@@ -12,6 +26,7 @@ export {
   CASE_FILE,
   type CaseFile,
   CaseFileSchema,
+  type CaseOrigin,
   type CaseProblem,
   type DefectSet,
   DefectSetSchema,
@@ -21,11 +36,68 @@ export {
   GoldenCaseError,
   loadGoldenCase,
   loadGoldenCases,
+  OriginSchema,
   parseGoldenCase,
   REPAIRERS,
 } from './golden-case.ts';
 export { type AssertionResult, gradeAssertions } from './grade.ts';
+export { type AttemptFacts, type AttemptVerdict, EVAL_STATUSES, type EvalStatus, gradeAttempt } from './grade-attempt.ts';
 export { matchRole, words } from './match-role.ts';
+export { passAtK, passHatK } from './pass-at-k.ts';
+export { passRateChart, type RatePoint } from './pass-rate-chart.ts';
+export {
+  type AttemptKey,
+  DEFECT_FILTERS,
+  type DefectFilter,
+  EVAL_TENANT_PREFIX,
+  evalCaseOf,
+  type PlanEntry,
+  planEntries,
+} from './plan-attempts.ts';
+export { type EvalReportInput, renderEvalReport } from './render-eval-report.ts';
+export { type AdaptivePoolOptions, type BackoffOptions, type PoolEvent, runAdaptivePool } from './run-adaptive-pool.ts';
+export { type RunAttemptInput, runAttempt } from './run-attempt.ts';
+export { compareWithBaseline, loadEvalReport, summarizeStoredBatch } from './run-batch-report.ts';
+export { blueprintAgent } from './run-blueprint-agent.ts';
+export {
+  ATTEMPT_QUEUE,
+  DEFAULT_QUEUE_SCHEMA,
+  type EnqueueInput,
+  type EvalQueue,
+  type EvalWorker,
+  enqueueBatch,
+  NIGHTLY_QUEUE,
+  type NightlyRequest,
+  nightlySchedule,
+  openEvalQueue,
+  type RunWorkerInput,
+  runEvalWorker,
+  scheduleNightly,
+  unscheduleNightly,
+  type WorkerEvent,
+  waitForBatch,
+} from './run-eval-queue.ts';
+export {
+  type BatchMeta,
+  type EvalBatch,
+  getBatch,
+  listAttempts,
+  listBatches,
+  type StoredAttempt,
+  sweepEvalTenants,
+} from './run-eval-store.ts';
+export {
+  type EvalProgress,
+  EvalRunError,
+  type EvalRunResult,
+  type RunEvalsInput,
+  runEvals,
+  workerName,
+} from './run-evals.ts';
+export { type AgentBuilder, openaiAgent } from './run-openai-agent.ts';
+export { type RecordCaseInput, type RecordedCase, recordCase } from './run-record-case.ts';
+export { stackDocument } from './stack-document.ts';
+export { type AttemptOutcome, type BatchSummary, type EntrySummary, summarizeBatch } from './summarize-batch.ts';
 export {
   type AppSummary,
   type DashboardSummary,

@@ -1,6 +1,6 @@
 // Test support for the golden suite: where the cases live, a defect set staged on its blueprint,
 // and the fixer's patches (issue paths address artifact documents) carried onto the stack document.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BuildIssue, CATALOGUE, type IssueCode, type JsonPatchOp } from '@bvl/build-issue';
 import { collectStack, type Graph } from '@bvl/metadata';
@@ -10,9 +10,14 @@ import type { Blueprint, ExpectedIssue, GoldenCase } from '../src/golden-case.ts
 /** The golden cases of this repository. */
 export const GOLDEN_DIR = join(import.meta.dirname, '../../../evals/golden');
 
-/** The case folders, read when the test file is collected, so every case gets its own tests. */
+/**
+ * The reference cases' folders, read when the test file is collected, so every case gets its own
+ * tests. A case recorded from a session (`origin` set by bvl eval add-case) is left out: its
+ * blueprint is the state the session left, not a clean reference (loadGoldenCases still checks it).
+ */
 export const GOLDEN_NAMES: readonly string[] = readdirSync(GOLDEN_DIR, { withFileTypes: true })
   .filter((e) => e.isDirectory() && existsSync(join(GOLDEN_DIR, e.name, 'case.json')))
+  .filter((e) => (JSON.parse(readFileSync(join(GOLDEN_DIR, e.name, 'case.json'), 'utf8')) as { origin?: unknown }).origin === undefined)
   .map((e) => e.name)
   .sort();
 

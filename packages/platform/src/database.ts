@@ -110,6 +110,76 @@ export interface ApiTokensTable {
   revoked_at: ColumnType<Date | null, string | null | undefined, string | null>;
 }
 
+/** `bvl.ai_eval_cases`: a golden case at one content version. */
+export interface AiEvalCasesTable {
+  name: string;
+  version: string;
+  prompt: string;
+  assertions: Json;
+  tags: Json;
+  /** The whole case (case.json and blueprint): what a queued attempt runs. */
+  content: Json;
+  created_at: ColumnType<Date, string, never>;
+}
+
+/** Where a batch of eval attempts stands. */
+export type EvalBatchStatus = 'running' | 'queued' | 'finished';
+
+/** `bvl.ai_eval_batches`: one run of a suite by one agent (its attempts are `ai_eval_runs`). */
+export interface AiEvalBatchesTable {
+  id: Generated<number>;
+  suite: string;
+  agent: string;
+  model: string | null;
+  endpoint: string | null;
+  git_commit: string | null;
+  epochs: number;
+  attempts: number;
+  /** The planned attempts: case, version and variant per entry (so a resume or a worker knows the whole batch). */
+  plan: Json;
+  status: EvalBatchStatus;
+  created_at: ColumnType<Date, string, never>;
+  heartbeat_at: ColumnType<Date, string, string>;
+  finished_at: ColumnType<Date | null, string | null | undefined, string | null>;
+}
+
+/** How an eval attempt ended. */
+export type EvalRunStatus = 'pass' | 'fail' | 'error' | 'limit';
+
+/** `bvl.ai_eval_runs`: one attempt — one (batch, case, variant, epoch). */
+export interface AiEvalRunsTable {
+  id: Generated<number>;
+  batch_id: number;
+  case_name: string;
+  case_version: string;
+  variant: string;
+  epoch: number;
+  agent: string;
+  model: string | null;
+  endpoint: string | null;
+  git_commit: string | null;
+  status: EvalRunStatus;
+  failure_reason: string | null;
+  repair_rounds: number | null;
+  stop_reason: string | null;
+  error_count: number;
+  /** Issue fingerprints per session round. */
+  fingerprints: Json;
+  /** Assertion results, each with its evidence. */
+  assertions: Json;
+  /** The issues that remained when the attempt ended. */
+  issues: Json;
+  /** Everything graded (see eval-runner's Evidence); null when the attempt never got that far. */
+  evidence: ColumnType<unknown, string | null, string | null>;
+  tokens_in: ColumnType<number, number | undefined, number>;
+  tokens_out: ColumnType<number, number | undefined, number>;
+  cost_usd: ColumnType<number, number | undefined, number>;
+  latency_ms: number;
+  worker: string;
+  started_at: ColumnType<Date, string, string>;
+  finished_at: ColumnType<Date, string, string>;
+}
+
 /** The `bvl` schema as kysely sees it (tables are schema-qualified). */
 export interface BvlDatabase {
   'bvl.tenants': TenantsTable;
@@ -120,6 +190,9 @@ export interface BvlDatabase {
   'bvl.build_sessions': BuildSessionsTable;
   'bvl.build_rounds': BuildRoundsTable;
   'bvl.api_tokens': ApiTokensTable;
+  'bvl.ai_eval_cases': AiEvalCasesTable;
+  'bvl.ai_eval_batches': AiEvalBatchesTable;
+  'bvl.ai_eval_runs': AiEvalRunsTable;
 }
 
 /** Which engine is behind the dialect; only messages and docs differ. */

@@ -10,7 +10,21 @@ export {
   type ViewFilterRow,
 } from './compile-find.ts';
 export { type Conversion, conversionOf, describeColumnType } from './convert-column.ts';
-export type { BuildRoundsTable, BuildSessionsTable, BvlDatabase, DynamicDatabase, EngineKind, ItemState, PlatformContext, SessionStatus } from './database.ts';
+export type {
+  AiEvalBatchesTable,
+  AiEvalCasesTable,
+  AiEvalRunsTable,
+  BuildRoundsTable,
+  BuildSessionsTable,
+  BvlDatabase,
+  DynamicDatabase,
+  EngineKind,
+  EvalBatchStatus,
+  EvalRunStatus,
+  ItemState,
+  PlatformContext,
+  SessionStatus,
+} from './database.ts';
 export { describeDbError, isConnectionLost, isDatabaseFailure, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
 export { diffSchema, type ExistingForeignKey, type ExistingSchema, type ExistingTable, foreignKeyName, type SchemaStep } from './diff-schema.ts';
 export { type CelResult, type CelValue, evaluateCel, isCelEnvelope, MAX_CEL_DEPTH, MAX_CEL_SOURCE } from './evaluate-cel.ts';

@@ -155,6 +155,75 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
         end $$`.execute(db);
     },
   },
+  '0005_ai_evals': {
+    async up(db: Kysely<unknown>) {
+      // L5: golden cases by content version, one batch per suite run, one row per attempt.
+      await db.schema
+        .withSchema('bvl')
+        .createTable('ai_eval_cases')
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('prompt', 'text', (c) => c.notNull())
+        .addColumn('assertions', 'jsonb', (c) => c.notNull())
+        .addColumn('tags', 'jsonb', (c) => c.notNull())
+        // The whole case (case.json and blueprint), so a worker on another machine runs exactly this version.
+        .addColumn('content', 'jsonb', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('ai_eval_cases_pk', ['name', 'version'])
+        .execute();
+      await db.schema
+        .withSchema('bvl')
+        .createTable('ai_eval_batches')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('suite', 'text', (c) => c.notNull())
+        .addColumn('agent', 'text', (c) => c.notNull())
+        .addColumn('model', 'text')
+        .addColumn('endpoint', 'text')
+        .addColumn('git_commit', 'text')
+        .addColumn('epochs', 'integer', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('plan', 'jsonb', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('running', 'queued', 'finished')`))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('heartbeat_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('finished_at', 'timestamptz')
+        .execute();
+      await db.schema.withSchema('bvl').createIndex('ai_eval_batches_by_suite').on('ai_eval_batches').columns(['suite', 'agent', 'id']).execute();
+      await db.schema
+        .withSchema('bvl')
+        .createTable('ai_eval_runs')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('batch_id', 'bigint', (c) => c.notNull().references('bvl.ai_eval_batches.id').onDelete('cascade'))
+        .addColumn('case_name', 'text', (c) => c.notNull())
+        .addColumn('case_version', 'text', (c) => c.notNull())
+        .addColumn('variant', 'text', (c) => c.notNull())
+        .addColumn('epoch', 'integer', (c) => c.notNull())
+        .addColumn('agent', 'text', (c) => c.notNull())
+        .addColumn('model', 'text')
+        .addColumn('endpoint', 'text')
+        .addColumn('git_commit', 'text')
+        .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pass', 'fail', 'error', 'limit')`))
+        .addColumn('failure_reason', 'text')
+        .addColumn('repair_rounds', 'integer')
+        .addColumn('stop_reason', 'text')
+        .addColumn('error_count', 'integer', (c) => c.notNull())
+        .addColumn('fingerprints', 'jsonb', (c) => c.notNull())
+        .addColumn('assertions', 'jsonb', (c) => c.notNull())
+        .addColumn('issues', 'jsonb', (c) => c.notNull())
+        .addColumn('evidence', 'jsonb')
+        .addColumn('tokens_in', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens_out', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('cost_usd', 'double precision', (c) => c.notNull().defaultTo(0))
+        .addColumn('latency_ms', 'integer', (c) => c.notNull())
+        .addColumn('worker', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('finished_at', 'timestamptz', (c) => c.notNull())
+        .addUniqueConstraint('ai_eval_runs_attempt', ['batch_id', 'case_name', 'variant', 'epoch'])
+        .execute();
+      await db.schema.withSchema('bvl').createIndex('ai_eval_runs_by_case').on('ai_eval_runs').columns(['case_name', 'variant', 'batch_id']).execute();
+      await db.schema.withSchema('bvl').createIndex('ai_eval_runs_by_status').on('ai_eval_runs').columns(['batch_id', 'status']).execute();
+    },
+  },
 };
 
 /** The `bvl.try_*(text)` parsers migration 0004 creates, and the type each returns (null when the text is not one). */

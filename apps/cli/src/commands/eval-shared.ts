@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { isAbsolute, join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
+import type { CliIo } from '../cli-io.ts';
+import { UsageError } from '../parse-args.ts';
+
+/** A flag an eval command takes. */
+export type EvalFlagSpec = { readonly type: 'string' | 'boolean'; readonly short?: string };
+
+/**
+ * Parses an eval command's flags strictly: an unknown flag is a usage error naming the command's
+ * help. (Kept here rather than shared, so these commands do not depend on the CLI's flag parser.)
+ */
+export function parseEvalFlags<const T extends Record<string, EvalFlagSpec>>(argv: string[], options: T, command: string) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message} (bvl ${command} --help lists the flags)`);
+  }
+}
+
+/** Where the golden cases are when --cases-dir is absent. */
+export const DEFAULT_CASES_DIR = 'evals/golden';
+
+/** Exit code when the pass rate is below --min-pass. */
+export const EXIT_MIN_PASS = 100;
+
+/** A path from a flag, relative to the working directory. */
+export const resolvePath = (io: CliIo, p: string) => (isAbsolute(p) ? p : join(io.cwd, p));
+
+/** An integer flag within bounds, or a usage error naming the flag. */
+export function intFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  return n;
+}
+
+/** A number flag within bounds, or a usage error naming the flag. */
+export function numberFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be a number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  return n;
+}
+
+/** Opens the database (DATABASE_URL, else PGlite under .bvl/data), or prints why not and returns undefined. */
+export async function openDatabase(io: CliIo): Promise<Platform | undefined> {
+  try {
+    return await openPlatform(platformOptionsFromEnv(io.env, io.cwd));
+  } catch (e) {
+    io.stderr(`bvl: cannot open the database: ${(e as Error).message}\n`);
+    return undefined;
+  }
+}
+
+/** The commit under test: $BVL_GIT_COMMIT, CI's variables, else `git rev-parse HEAD` in the working directory; null when unknown. */
+export async function gitCommit(io: CliIo): Promise<string | null> {
+  const env = io.env.BVL_GIT_COMMIT ?? io.env.GITHUB_SHA ?? io.env.CI_COMMIT_SHA;
+  if (env?.trim()) return env.trim();
+  try {
+    const { stdout } = await promisify(execFile)('git', ['rev-parse', 'HEAD'], { cwd: io.cwd, timeout: 3_000 });
+    return stdout.trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The queue needs PostgreSQL: DATABASE_URL, or a usage error saying so. */
+export function queueDatabase(io: CliIo): string {
+  const url = io.env.DATABASE_URL?.trim();
+  if (!url) throw new UsageError('the eval queue needs PostgreSQL: set DATABASE_URL (embedded PGlite is single-process, so no worker could share it)');
+  return url;
+}
+
+/** Turns Ctrl-C / SIGTERM into an abort for the duration of `fn`. */
+export async function withInterrupt<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await fn(ac.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}

@@ -1,0 +1,51 @@
+/** Help texts of `bvl eval` and `bvl eval-worker`, apart from the commands so `bvl --help` loads nothing else. */
+
+/** One-line summary of `bvl eval`. */
+export const EVAL_SUMMARY = 'run the golden suite through an agent in throwaway tenants; store, compare and report (L5)';
+
+/** `bvl eval --help`. */
+export const EVAL_USAGE = `usage: bvl eval [--agent blueprint] [--cases a,b] [--defects all|fixer|agent|none] [--epochs k] [options]
+       bvl eval --resume <batch> [options]
+       bvl eval --queue [--wait] | --queue --schedule "<cron>" | --queue --unschedule
+       bvl eval report [--batch b] [--baseline b] -o report.html
+       bvl eval add-case --from-session <id> [--tenant t] [--name n] [--cases-dir dir]
+
+  --agent <name>       the agent under test: blueprint (default: stages each case's blueprint with its
+                       defect set and repairs only through verify_build and the fixer; no model), or
+                       openai (the built-in agent over OPENAI_BASE_URL / OPENAI_API_KEY, BVL_MODEL)
+  --cases <a,b>        golden cases to run (default all under --cases-dir)
+  --cases-dir <dir>    the golden cases (default evals/golden)
+  --defects <which>    defect sets run besides each clean blueprint: all (default), fixer, agent, none
+  --epochs <k>         attempts per case and variant (default 1); pass@1, pass@k and pass^k over them
+  --concurrency <n>    attempts at once (default 1; halves while the agent is rate limited)
+  --timeout <s>        time limit per attempt in seconds (default 600); then the attempt is "limit"
+  --suite <name>       batches compare within a suite (default golden)
+  --resume <batch>     continue a batch that was stopped; finished attempts are not run again
+  --baseline <batch>   compare with this batch (default: the previous finished batch of the suite and agent)
+  --min-pass <x>       exit 100 when the pass rate (passes / graded attempts) is below x (0..1)
+  --format <f>         pretty (default) or json: { batch, cases, pass, fail, error, limit, baseline, … }
+  --queue              put the attempts on the PostgreSQL job queue (DATABASE_URL) for bvl eval-worker
+  --wait               with --queue: wait for the workers to finish the batch, then report as a local run
+  --schedule <cron>    with --queue: start a batch on this cron schedule (UTC), run by the workers
+  --unschedule         with --queue: remove the schedule
+  -h, --help           show this help
+
+Each attempt runs in its own tenant, created and dropped; each row is stored as it finishes.
+Exit codes: 0 ran (failures are results, not errors), 100 the pass rate is below --min-pass,
+2 could not run or an attempt hit an infrastructure error.`;
+
+/** One-line summary of `bvl eval-worker`. */
+export const EVAL_WORKER_SUMMARY = 'take eval attempts off the PostgreSQL queue (bvl eval --queue) and run them';
+
+/** `bvl eval-worker --help`. */
+export const EVAL_WORKER_USAGE = `usage: bvl eval-worker [--concurrency n] [--cases-dir dir] [--timeout s] [--idle-exit s]
+
+  --concurrency <n>    attempts at once (default 1)
+  --cases-dir <dir>    the golden cases a nightly batch is made of (default evals/golden)
+  --timeout <s>        time limit per attempt in seconds (default 600)
+  --idle-exit <s>      exit after s seconds without a job (default: run until SIGINT/SIGTERM)
+  -h, --help           show this help
+
+Needs DATABASE_URL (the queue lives in the same PostgreSQL database, pg-boss schema $BVL_QUEUE_SCHEMA or
+pgboss). Fires the schedule set with bvl eval --queue --schedule. SIGINT/SIGTERM: the attempts in
+flight finish (30 s at most; then they go back on the queue), then the worker exits 0.`;

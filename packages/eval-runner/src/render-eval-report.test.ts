@@ -1,0 +1,138 @@
+/// <reference lib="dom" />
+// The HTML eval report as a person sees it: made from two real batches on PGlite, checked as text
+// (self-contained, escaped), then opened in headless Chromium (Debian's chromium driven by
+// playwright-core) and asserted on what renders, with a screenshot kept in test-output/ (git-ignored).
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { collectStack } from '@bvl/metadata';
+import { type Platform, stageDrafts } from '@bvl/platform';
+import { createSession, publishBuild, verifyBuild } from '@bvl/verify-build';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GOLDEN_DIR } from '../test/golden-support.ts';
+import { openTestPlatform } from '../test/test-platform.ts';
+import { type EvalAgent, NO_USAGE } from './eval-agent.ts';
+import { loadGoldenCases } from './golden-case.ts';
+import { renderEvalReport } from './render-eval-report.ts';
+import { loadEvalReport } from './run-batch-report.ts';
+import { blueprintAgent } from './run-blueprint-agent.ts';
+import { runEvals } from './run-evals.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const present = existsSync(CHROMIUM);
+if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
+if (!present) console.warn(`\n!!! SKIPPING the browser test of the HTML eval report: ${CHROMIUM} is absent (apt-get install -y chromium) !!!\n`);
+
+const OUT = join(import.meta.dirname, '../test-output');
+
+/** The blueprint agent without the fixer: the second batch regresses on the fixer's sets. */
+const noFixer: EvalAgent = {
+  name: 'blueprint',
+  async run({ platform: p, scope, case: c }) {
+    await stageDrafts(p, scope, collectStack(c.start, { draft: true }));
+    const session = await createSession(p, { ...scope, goal: c.prompt, bounds: { maxRounds: c.maxRounds } });
+    const v = await verifyBuild(p, { ...scope, session: session.id, fix: false });
+    if (v.session?.next === 'publish') await publishBuild(p, { ...scope, session: session.id });
+    return { sessionId: session.id, usage: NO_USAGE };
+  },
+};
+
+let platform: Platform;
+let html: string;
+let file: string;
+beforeAll(async () => {
+  platform = await openTestPlatform();
+  const helpdesk = (await loadGoldenCases(GOLDEN_DIR)).filter((c) => c.name === 'helpdesk');
+  // A name a browser would run if the report did not escape it.
+  const hostile = [{ ...helpdesk[0]!, prompt: `${helpdesk[0]!.prompt} <script>alert(1)</script>` }];
+  await runEvals({ platform, agent: blueprintAgent(), cases: hostile, suite: 'report' });
+  const second = await runEvals({ platform, agent: noFixer, cases: hostile, suite: 'report' });
+  html = renderEvalReport(await loadEvalReport(platform, { batch: second.batch.id }));
+  await mkdir(OUT, { recursive: true });
+  file = join(OUT, 'eval-report.html');
+  await writeFile(file, html);
+});
+afterAll(async () => {
+  await platform.close();
+});
+
+describe('the HTML eval report', () => {
+  it('is one self-contained page: no script, no external resource', () => {
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
+    expect(html).toContain('<svg');
+  });
+});
+
+describe.runIf(present)('the HTML eval report in Chromium', () => {
+  let browser: BrowserContext;
+  let profile: string;
+  beforeAll(async () => {
+    profile = await mkdtemp(join(tmpdir(), 'bvl-chromium-'));
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+      viewport: { width: 1100, height: 900 },
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+  });
+
+  it('shows the per-case table, the pass-rate chart over both batches, the regressions and each failure with its issues', async () => {
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(pathToFileURL(file).href);
+    expect(await page.title()).toMatch(/^bvl eval — batch \d+$/);
+
+    const rows = await page.$$eval('table.cases tr.entry', (trs) => trs.map((tr) => [tr.getAttribute('data-variant'), tr.getAttribute('data-status')]));
+    expect(rows).toEqual([
+      ['clean', 'pass'],
+      ['inert-priority', 'fail'],
+      ['urgent-view-type-list', 'fail'],
+      ['widget-typos', 'fail'],
+    ]);
+    // Two batches of the suite: two bars, the current one highlighted, drawn with a real height.
+    const bars = await page.$$eval('svg.pass-rate-chart rect.bar', (rs) =>
+      rs.map((r) => ({ current: r.classList.contains('current'), height: (r as unknown as SVGGraphicsElement).getBBox().height })),
+    );
+    expect(bars.map((b) => b.current)).toEqual([false, true]);
+    expect(bars[0]!.height).toBeGreaterThan(bars[1]!.height);
+    expect(await page.$$eval('ul.regressed li', (lis) => lis.map((li) => li.textContent))).toEqual([
+      'helpdesk/urgent-view-type-list 100.0% → 0.0%',
+      'helpdesk/widget-typos 100.0% → 0.0%',
+    ]);
+    // Each failure names its issues, with the evidence of its failed assertions.
+    const failures = await page.$$eval('section.failure', (ss) =>
+      ss.map((s) => ({ variant: s.getAttribute('data-variant'), codes: [...s.querySelectorAll('table.issues code')].map((c) => c.textContent) })),
+    );
+    expect(failures.map((f) => f.variant)).toEqual(['inert-priority', 'urgent-view-type-list', 'widget-typos']);
+    expect(failures[0]!.codes).toContain('inert_field');
+    expect(failures[1]!.codes).toContain('typeless_schema');
+    expect(failures[2]!.codes).toEqual(expect.arrayContaining(['unknown_measure', 'unknown_widget_type']));
+    expect(await page.locator('section.failure details.assertions table').count()).toBe(3);
+    // An unpublished build fails nearly every assertion: the long list starts folded.
+    expect(await page.$$eval('section.failure details.assertions', (ds) => ds.map((d) => (d as HTMLDetailsElement).open))).toEqual([false, false, false]);
+    // Nothing was fetched but the page itself.
+    expect(requests).toEqual([pathToFileURL(file).href]);
+
+    const shot = join(OUT, 'eval-report.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect((await stat(shot)).size).toBeGreaterThan(10_000);
+  });
+});
