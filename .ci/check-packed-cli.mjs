@@ -78,8 +78,8 @@ try {
 
     const help = bvl(['--help']);
     check(
-      `${label}: bvl --help exits 0 and names both commands`,
-      help.status === 0 && /bvl verify/.test(help.stdout) && /bvl publish/.test(help.stdout),
+      `${label}: bvl --help exits 0 and lists verify and publish`,
+      help.status === 0 && /^ {2}verify\s/m.test(help.stdout) && /^ {2}publish\s/m.test(help.stdout),
       help.stderr,
     );
     const ver = bvl(['--version']);
