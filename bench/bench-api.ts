@@ -14,9 +14,9 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { collectStack, readSource } from '@bvl/metadata';
 import { dropTenant, openPlatform, type Platform, readOverlay, stageDrafts } from '@bvl/platform';
+import { generateStack } from '@bvl/test-support';
 import { verify } from '@bvl/verify';
 import { publishBuild, verifyBuild } from '@bvl/verify-build';
-import { generateStack } from './generate-stack.ts';
 
 const EXAMPLE = join(import.meta.dirname, '../examples/expense-tracker');
 /** Artifacts in the generated app (a mid-size real build). */
