@@ -1,6 +1,6 @@
 // `bvl --help` stays fast: what main.js loads statically (before a command is chosen) never reaches
 // the server's or the database's npm packages. Reads the built bundle's static import graph.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -29,6 +29,16 @@ describe('startup', () => {
   it('main.js loads no server, MCP, logger or database package before a command runs', () => {
     const loaded = staticNpmImports(join(DIST, 'main.js'));
     for (const heavy of ['hono', '@hono/node-server', '@hono/zod-openapi', '@modelcontextprotocol/sdk', 'pino', 'pg', '@electric-sql/pglite', 'kysely'])
+      expect(loaded.has(heavy), heavy).toBe(false);
+  });
+  it('the verify command loads no DOM, database, server or model package (only what L1+L2 need)', () => {
+    // The command table imports each command lazily; find the chunk `import("./verify-….js")` names.
+    const chunks = join(DIST, 'chunks');
+    const loader = readdirSync(chunks).find((f) => f.endsWith('.js') && /import\("\.\/verify-[^"]+\.js"\)/.test(readFileSync(join(chunks, f), 'utf8')));
+    expect(loader, 'a chunk that imports the verify command').toBeDefined();
+    const verifyChunk = readFileSync(join(chunks, loader!), 'utf8').match(/import\("\.\/(verify-[^"]+\.js)"\)/)![1]!;
+    const loaded = staticNpmImports(join(chunks, verifyChunk));
+    for (const heavy of ['happy-dom', 'pg', '@electric-sql/pglite', 'pg-boss', 'hono', '@hono/zod-openapi', '@modelcontextprotocol/sdk', 'openai', 'pino'])
       expect(loaded.has(heavy), heavy).toBe(false);
   });
 });

@@ -1,14 +1,7 @@
 import type { DatasetNode, Graph, ViewNode } from '@bvl/metadata';
-import {
-  type ComponentRegistry,
-  type DatasetSelection,
-  DEFAULT_REGISTRY,
-  type DomSweep,
-  renderToHtml,
-  sweepDom,
-  translateView,
-  translateWidget,
-} from '@bvl/render-contract';
+import { type ComponentRegistry, type DatasetSelection, DEFAULT_REGISTRY, renderToHtml, translateView, translateWidget } from '@bvl/render-contract';
+// A subpath of its own: happy-dom costs ~0.4 s to load, and only the sweep needs it (bvl verify must not load it).
+import { type DomSweep, sweepDom } from '@bvl/render-contract/sweep-dom';
 import { type ViewRead, viewRead, widgetSelection } from '@bvl/runtime-probes';
 
 /** Rows of a read, or why it failed (the platform's data engine answers in this shape). */

@@ -58,7 +58,6 @@ export { type RenderData, type RenderOptions, renderErrorBox, renderToHtml } fro
 export { DEFAULT_REGISTRY, DEFAULT_RENDERER, RENDERER_PROFILES, rendererProfile } from './renderer-profiles.ts';
 export { resolveFieldOf } from './resolve-field-of.ts';
 export { describeArity, partCounts, type ShapeCounts, type ShapeFinding, shapeFindings } from './shape-findings.ts';
-export { type DomSweep, sweepDom } from './sweep-dom.ts';
 export { detectStatusField, translateView, type ViewType, viewBody, viewTypeOf } from './translate-view.ts';
 export { translateWidget, type WidgetType, widgetTypeOf } from './translate-widget.ts';
 export { widgetQueryOptions } from './widget-query-options.ts';
