@@ -6,8 +6,8 @@ import { resolvePath } from './resolve-path.ts';
 /** Context for an unknown_field finding: who mentions the field, where, and in what slot. */
 export interface FieldMentionContext {
   readonly artifact: { readonly type: string; readonly name: string };
-  /** "View \"x.y\"", "Dataset \"d\" dimension \"m\"", … — the subject of the message. */
-  readonly subject: string;
+  /** "View \"x.y\"", "Dataset \"d\" dimension \"m\"", … — the subject of the message, built only when there is one (most fields resolve). */
+  readonly subject: () => string;
   readonly slot: string;
   readonly path: string;
   /** False when the path names more than this field (no whole-value patch). */
@@ -45,7 +45,7 @@ export function checkField(graph: Graph, object: ObjectNode, field: string, ctx:
     code: ctx.code ?? 'unknown_field',
     artifact: ctx.artifact,
     ref: { type: 'object', name: r.object.name, member: r.segment },
-    message: `${ctx.subject} names field ${q(field)} in its ${ctx.slot}, but ${why} (it has: ${listing(candidates)})${display ? ', so the renderer leaves it out' : ''}.${didYouMeanText(s.suggestions)}`,
+    message: `${ctx.subject()} names field ${q(field)} in its ${ctx.slot}, but ${why} (it has: ${listing(candidates)})${display ? ', so the renderer leaves it out' : ''}.${didYouMeanText(s.suggestions)}`,
     fix: s.suggestions?.length
       ? `Use ${q(s.suggestions[0])} instead of ${q(r.segment)}, or add field ${q(r.segment)} to object ${q(r.object.name)}.`
       : `Add field ${q(r.segment)} to object ${q(r.object.name)}, or remove it from the ${ctx.slot}.`,

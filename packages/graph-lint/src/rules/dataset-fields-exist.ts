@@ -19,7 +19,7 @@ export default defineRule({
         if (dim.field.includes('.')) continue;
         const f = checkField(graph, obj, dim.field, {
           artifact,
-          subject: `Dataset ${q(ds.name)} dimension ${q(dim.name)}`,
+          subject: () => `Dataset ${q(ds.name)} dimension ${q(dim.name)}`,
           slot: 'field',
           path: pointer('dimensions', i, 'field'),
         });
@@ -29,7 +29,7 @@ export default defineRule({
         if (m.field === undefined || m.field.includes('.')) continue;
         const f = checkField(graph, obj, m.field, {
           artifact,
-          subject: `Dataset ${q(ds.name)} measure ${q(m.name)}`,
+          subject: () => `Dataset ${q(ds.name)} measure ${q(m.name)}`,
           slot: 'field',
           path: pointer('measures', i, 'field'),
         });

@@ -27,18 +27,23 @@ function window(preset: DateRangePreset): string {
   return end === null ? `{"$gte": "${start}"}` : `{"$between": ["${start}", "${end}"]}`;
 }
 
-function finding(artifact: { type: string; name: string }, subject: string, preset: DateRangePreset, op: string, path: string): Finding {
+function finding(artifact: { type: string; name: string }, subject: () => string, preset: DateRangePreset, op: string, path: string): Finding {
   return {
     code: 'invalid_artifact',
     artifact,
-    message: `${subject} compares with ${q(preset)} under ${op}: that is a dashboard date-range preset name, not a filter value. Only a dashboard's date filter lowers it to dates; as a comparand it is the literal text, which a date field refuses (INVALID_FILTER) and any other field compares as text, so the filter matches nothing. ObjectStack refuses it at save (#8793).`,
+    message: `${subject()} compares with ${q(preset)} under ${op}: that is a dashboard date-range preset name, not a filter value. Only a dashboard's date filter lowers it to dates; as a comparand it is the literal text, which a date field refuses (INVALID_FILTER) and any other field compares as text, so the filter matches nothing. ObjectStack refuses it at save (#8793).`,
     fix: `Write the window as date macros, e.g. ${window(preset)}, or compare with an ISO date such as "2026-01-15".`,
     path,
   };
 }
 
 /** Preset names in the ordering positions of a Mongo-style filter ($gt/$gte/$lt/$lte and $between endpoints). */
-function* presetsIn(filter: unknown, base: ReadonlyArray<string | number>, artifact: { type: string; name: string }, subject: string): Generator<Finding> {
+function* presetsIn(
+  filter: unknown,
+  base: ReadonlyArray<string | number>,
+  artifact: { type: string; name: string },
+  subject: () => string,
+): Generator<Finding> {
   for (const leaf of filterLeaves(filter, base)) {
     if (!isRecord(leaf.value)) continue;
     for (const [op, arg] of Object.entries(leaf.value)) {
@@ -71,16 +76,17 @@ export default defineRule({
           const values = Array.isArray(row.value)
             ? row.value.map((x, j) => [x, pointer('filter', i, 'value', j)] as const)
             : [[row.value, pointer('filter', i, 'value')] as const];
-          for (const [value, path] of values) if (isDateRangePreset(value)) yield finding(artifact, `View ${q(v.name)}`, value, String(row.operator), path);
+          for (const [value, path] of values)
+            if (isDateRangePreset(value)) yield finding(artifact, () => `View ${q(v.name)}`, value, String(row.operator), path);
         }
-      } else yield* presetsIn(filter, ['filter'], artifact, `View ${q(v.name)}`);
+      } else yield* presetsIn(filter, ['filter'], artifact, () => `View ${q(v.name)}`);
     }
     for (const ds of graph.datasets.values()) {
       if (ds.invalid) continue;
       const artifact = { type: 'dataset', name: ds.name };
-      yield* presetsIn(ds.def.filter, ['filter'], artifact, `The filter of dataset ${q(ds.name)}`);
+      yield* presetsIn(ds.def.filter, ['filter'], artifact, () => `The filter of dataset ${q(ds.name)}`);
       for (const [i, m] of ds.def.measures.entries())
-        yield* presetsIn(m.filter, ['measures', i, 'filter'], artifact, `Measure ${q(m.name)} of dataset ${q(ds.name)}`);
+        yield* presetsIn(m.filter, ['measures', i, 'filter'], artifact, () => `Measure ${q(m.name)} of dataset ${q(ds.name)}`);
     }
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
@@ -89,7 +95,7 @@ export default defineRule({
           w.def.filter,
           ['widgets', w.index, 'filter'],
           { type: 'dashboard', name: d.name },
-          `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
+          () => `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
         ))
           yield { ...f, ref: { type: 'dashboard', name: d.name, member: w.id } };
     }

@@ -19,7 +19,7 @@ function formula(
   field: string,
   use: Use,
   artifact: { type: string; name: string },
-  subject: string,
+  subject: () => string,
   path: string,
 ): Finding | undefined {
   if (object.invalid) return undefined;
@@ -29,7 +29,7 @@ function formula(
     code: 'field_type_mismatch',
     artifact,
     ref: { type: 'object', name: r.object.name, member: r.field.name },
-    message: `${subject} ${use === 'aggregate' ? 'aggregates' : use === 'sort' ? 'sorts by' : 'filters on'} field ${q(field)} of object ${q(r.object.name)}, a formula field: a formula is computed per record and never stored, so ${WHY[use]}.`,
+    message: `${subject()} ${use === 'aggregate' ? 'aggregates' : use === 'sort' ? 'sorts by' : 'filters on'} field ${q(field)} of object ${q(r.object.name)}, a formula field: a formula is computed per record and never stored, so ${WHY[use]}.`,
     fix: `Store the value in a number/text field of ${q(r.object.name)} (written when its sources change) and ${use === 'aggregate' ? 'aggregate' : use} that, or drop ${q(field)} from the ${use === 'aggregate' ? 'measure' : use}.`,
     path,
   };
@@ -52,7 +52,7 @@ export default defineRule({
       const obj = graph.objects.get(v.object);
       if (!obj) continue;
       const artifact = { type: 'view', name: v.name };
-      const subject = `View ${q(v.name)}`;
+      const subject = () => `View ${q(v.name)}`;
       for (const s of normalizeSort(v.list.sort)) {
         const f = formula(graph, obj, s.field, 'sort', artifact, subject, s.path);
         if (f) yield f;
@@ -72,11 +72,11 @@ export default defineRule({
       if (!obj) continue;
       const artifact = { type: 'dataset', name: ds.name };
       for (const l of filterLeaves(ds.def.filter, ['filter'])) {
-        const f = formula(graph, obj, l.field, 'filter', artifact, `Dataset ${q(ds.name)}`, pointer(...l.at));
+        const f = formula(graph, obj, l.field, 'filter', artifact, () => `Dataset ${q(ds.name)}`, pointer(...l.at));
         if (f) yield f;
       }
       for (const [i, m] of ds.def.measures.entries()) {
-        const subject = `Measure ${q(m.name)} of dataset ${q(ds.name)}`;
+        const subject = () => `Measure ${q(m.name)} of dataset ${q(ds.name)}`;
         for (const l of filterLeaves(m.filter, ['measures', i, 'filter'])) {
           const f = formula(graph, obj, l.field, 'filter', artifact, subject, pointer(...l.at));
           if (f) yield f;
@@ -100,7 +100,7 @@ export default defineRule({
             l.field,
             'filter',
             { type: 'dashboard', name: d.name },
-            `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
+            () => `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
             pointer(...l.at),
           );
           if (f) yield { ...f, ref: { type: 'dashboard', name: d.name, member: w.id } };

@@ -30,7 +30,7 @@ export default defineRule({
       for (const m of mentions) {
         const f: Finding | undefined = checkField(graph, obj, m.field, {
           artifact: { type: 'object', name: obj.name },
-          subject: `Object ${q(obj.name)}`,
+          subject: () => `Object ${q(obj.name)}`,
           slot: m.slot,
           path: m.path,
           code: m.display ? 'unknown_display_field' : 'unknown_field',

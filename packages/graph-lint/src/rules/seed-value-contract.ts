@@ -59,18 +59,23 @@ function wrongType(field: FieldNode, v: unknown): string | undefined {
 /** A value of the right type that breaks the field's declared bounds: [what, fix], or undefined. UTF-16 length, as ObjectStack counts. */
 function outOfBounds(field: FieldNode, v: unknown): [string, string] | undefined {
   const { type, maxLength, minLength, min, max } = field.def;
-  const name = q(field.name);
   if (TEXT_TYPES.has(type) && !Array.isArray(v)) {
     const length = String(v).length;
     if (typeof maxLength === 'number' && length > maxLength)
-      return [`${length} characters, over its maxLength of ${maxLength}`, `Shorten the value of ${name} to ${maxLength} characters, or raise its maxLength.`];
+      return [
+        `${length} characters, over its maxLength of ${maxLength}`,
+        `Shorten the value of ${q(field.name)} to ${maxLength} characters, or raise its maxLength.`,
+      ];
     if (typeof minLength === 'number' && length < minLength)
-      return [`${length} characters, under its minLength of ${minLength}`, `Lengthen the value of ${name} to ${minLength} characters, or lower its minLength.`];
+      return [
+        `${length} characters, under its minLength of ${minLength}`,
+        `Lengthen the value of ${q(field.name)} to ${minLength} characters, or lower its minLength.`,
+      ];
   }
   if (NUMBER_TYPES.has(type)) {
     const n = Number(v);
-    if (typeof min === 'number' && n < min) return [`${n}, under its min of ${min}`, `Give ${name} a value of at least ${min}, or lower its min.`];
-    if (typeof max === 'number' && n > max) return [`${n}, over its max of ${max}`, `Give ${name} a value of at most ${max}, or raise its max.`];
+    if (typeof min === 'number' && n < min) return [`${n}, under its min of ${min}`, `Give ${q(field.name)} a value of at least ${min}, or lower its min.`];
+    if (typeof max === 'number' && n > max) return [`${n}, over its max of ${max}`, `Give ${q(field.name)} a value of at most ${max}, or raise its max.`];
   }
   return undefined;
 }

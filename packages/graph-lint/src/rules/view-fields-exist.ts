@@ -37,13 +37,14 @@ export default defineRule({
         }
       }
       const seen = new Set<string>();
+      const subject = () => `View ${q(v.name)}`;
       for (const m of mentions) {
         const key = `${m.path}\u0000${m.field}`;
         if (seen.has(key)) continue;
         seen.add(key);
         const f = checkField(graph, obj, m.field, {
           artifact: { type: 'view', name: v.name },
-          subject: `View ${q(v.name)}`,
+          subject,
           slot: m.slot,
           path: m.path,
           patchable: m.patchable,
