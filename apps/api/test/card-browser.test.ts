@@ -2,20 +2,15 @@
 // The HTML build-health card as a person sees it: served by a real listening server, opened in
 // headless Chromium (Debian's chromium driven by playwright-core), asserted on rendered text and
 // colour, with a screenshot written to test-output/ (git-ignored).
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type BrowserContext, chromiumPresent, launchChromium } from '@bvl/test-support/chromium';
 import { serve } from '@hono/node-server';
-import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE, openTestApp, stageFolder } from './test-app.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
-if (!present) console.warn(`\n!!! SKIPPING the browser test of the HTML card: ${CHROMIUM} is absent (apt-get install -y chromium) !!!\n`);
+const present = chromiumPresent('the browser test of the HTML card');
 
 const OUT = join(import.meta.dirname, '../test-output');
 
@@ -23,7 +18,7 @@ describe.runIf(present)('the HTML card in Chromium', () => {
   let t: Awaited<ReturnType<typeof openTestApp>>;
   let server: ReturnType<typeof serve>;
   let browser: BrowserContext;
-  let profile: string;
+  let closeBrowser: (() => Promise<void>) | undefined;
   let url: string;
   let token: string;
 
@@ -40,28 +35,15 @@ describe.runIf(present)('the HTML card in Chromium', () => {
       const s = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () => done(s));
     });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${a.base}/app/health`;
-    profile = await mkdtemp(join(tmpdir(), 'bvl-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
+    ({ browser, close: closeBrowser } = await launchChromium({
       extraHTTPHeaders: { authorization: `Bearer ${token}` },
       viewport: { width: 1100, height: 900 },
-    });
+    }));
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser?.();
     await new Promise((done) => server?.close(done));
     await t?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   it('shows the verdict, the layer marks and every issue by artifact — and runs nothing it was sent', async () => {

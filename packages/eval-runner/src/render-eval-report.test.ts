@@ -2,15 +2,13 @@
 // The HTML eval report as a person sees it: made from two real batches on PGlite, checked as text
 // (self-contained, escaped), then opened in headless Chromium (Debian's chromium driven by
 // playwright-core) and asserted on what renders, with a screenshot kept in test-output/ (git-ignored).
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { collectStack } from '@bvl/metadata';
 import { type Platform, stageDrafts } from '@bvl/platform';
+import { type BrowserContext, chromiumPresent, launchChromium } from '@bvl/test-support/chromium';
 import { createSession, publishBuild, verifyBuild } from '@bvl/verify-build';
-import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_DIR } from '../test/golden-support.ts';
 import { openTestPlatform } from '../test/test-platform.ts';
@@ -21,10 +19,7 @@ import { loadEvalReport } from './run-batch-report.ts';
 import { blueprintAgent } from './run-blueprint-agent.ts';
 import { runEvals } from './run-evals.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
-if (!present) console.warn(`\n!!! SKIPPING the browser test of the HTML eval report: ${CHROMIUM} is absent (apt-get install -y chromium) !!!\n`);
+const present = chromiumPresent('the browser test of the HTML eval report');
 
 const OUT = join(import.meta.dirname, '../test-output');
 
@@ -70,27 +65,12 @@ describe('the HTML eval report', () => {
 
 describe.runIf(present)('the HTML eval report in Chromium', () => {
   let browser: BrowserContext;
-  let profile: string;
+  let closeBrowser: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    profile = await mkdtemp(join(tmpdir(), 'bvl-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-      viewport: { width: 1100, height: 900 },
-    });
+    ({ browser, close: closeBrowser } = await launchChromium({ viewport: { width: 1100, height: 900 } }));
   });
   afterAll(async () => {
-    await browser?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await closeBrowser?.();
   });
 
   it('shows the per-case table, the pass-rate chart over both batches, the regressions and each failure with its issues', async () => {
