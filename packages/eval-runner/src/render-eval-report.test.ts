@@ -5,14 +5,11 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { collectStack } from '@bvl/metadata';
-import { type Platform, stageDrafts } from '@bvl/platform';
+import type { Platform } from '@bvl/platform';
 import { type BrowserContext, chromiumPresent, launchChromium } from '@bvl/test-support/chromium';
-import { createSession, publishBuild, verifyBuild } from '@bvl/verify-build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOLDEN_DIR } from '../test/golden-support.ts';
+import { GOLDEN_DIR, noFixer } from '../test/golden-support.ts';
 import { openTestPlatform } from '../test/test-platform.ts';
-import { type EvalAgent, NO_USAGE } from './eval-agent.ts';
 import { loadGoldenCases } from './golden-case.ts';
 import { renderEvalReport } from './render-eval-report.ts';
 import { loadEvalReport } from './run-batch-report.ts';
@@ -22,18 +19,6 @@ import { runEvals } from './run-evals.ts';
 const present = chromiumPresent('the browser test of the HTML eval report');
 
 const OUT = join(import.meta.dirname, '../test-output');
-
-/** The blueprint agent without the fixer: the second batch regresses on the fixer's sets. */
-const noFixer: EvalAgent = {
-  name: 'blueprint',
-  async run({ platform: p, scope, case: c }) {
-    await stageDrafts(p, scope, collectStack(c.start, { draft: true }));
-    const session = await createSession(p, { ...scope, goal: c.prompt, bounds: { maxRounds: c.maxRounds } });
-    const v = await verifyBuild(p, { ...scope, session: session.id, fix: false });
-    if (v.session?.next === 'publish') await publishBuild(p, { ...scope, session: session.id });
-    return { sessionId: session.id, usage: NO_USAGE };
-  },
-};
 
 let platform: Platform;
 let html: string;

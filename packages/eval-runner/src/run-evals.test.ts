@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { collectStack } from '@bvl/metadata';
 import { ensureTenant, type Platform, stageDrafts } from '@bvl/platform';
-import { createSession, publishBuild, verifyBuild } from '@bvl/verify-build';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOLDEN_DIR } from '../test/golden-support.ts';
+import { GOLDEN_DIR, noFixer } from '../test/golden-support.ts';
 import { ENGINE, openTestPlatform } from '../test/test-platform.ts';
-import { type EvalAgent, NO_USAGE, RateLimitedError } from './eval-agent.ts';
+import { type EvalAgent, RateLimitedError } from './eval-agent.ts';
 import { type GoldenCase, loadGoldenCases } from './golden-case.ts';
 import { attemptTenant, EVAL_TENANT_PREFIX } from './plan-attempts.ts';
 import { compareWithBaseline, summarizeStoredBatch } from './run-batch-report.ts';
@@ -102,18 +101,6 @@ describe('the golden suite through the blueprint agent', () => {
     expect(await evalTenantsOf(r.batch.id)).toEqual([]);
   });
 });
-
-/** The blueprint agent without the fixer: what a platform regression would look like. */
-const noFixer: EvalAgent = {
-  name: 'blueprint',
-  async run({ platform: p, scope, case: c }) {
-    await stageDrafts(p, scope, collectStack(c.start, { draft: true }));
-    const session = await createSession(p, { ...scope, goal: c.prompt, bounds: { maxRounds: c.maxRounds } });
-    const v = await verifyBuild(p, { ...scope, session: session.id, fix: false });
-    if (v.session?.next === 'publish') await publishBuild(p, { ...scope, session: session.id });
-    return { sessionId: session.id, usage: NO_USAGE };
-  },
-};
 
 describe('batches over time', () => {
   it('compares a run with the previous batch of its suite and agent, listing the entries that regressed', async () => {

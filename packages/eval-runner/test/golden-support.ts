@@ -4,7 +4,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BuildIssue, CATALOGUE, type IssueCode, type JsonPatchOp } from '@bvl/build-issue';
 import { collectStack, type Graph } from '@bvl/metadata';
+import { stageDrafts } from '@bvl/platform';
 import { applyPatch } from '@bvl/verify';
+import { createSession, publishBuild, verifyBuild } from '@bvl/verify-build';
+import { type EvalAgent, NO_USAGE } from '../src/eval-agent.ts';
 import type { Blueprint, ExpectedIssue, GoldenCase } from '../src/golden-case.ts';
 
 /** The golden cases of this repository. */
@@ -80,3 +83,18 @@ export function applyFixes(doc: Blueprint, graph: Graph, issues: readonly BuildI
     issues.flatMap((i) => stackPatch(graph, i)),
   );
 }
+
+/**
+ * The blueprint agent without the fixer: what a platform regression looks like — a second batch
+ * regresses on the cases whose defects the fixer repairs.
+ */
+export const noFixer: EvalAgent = {
+  name: 'blueprint',
+  async run({ platform: p, scope, case: c }) {
+    await stageDrafts(p, scope, collectStack(c.start, { draft: true }));
+    const session = await createSession(p, { ...scope, goal: c.prompt, bounds: { maxRounds: c.maxRounds } });
+    const v = await verifyBuild(p, { ...scope, session: session.id, fix: false });
+    if (v.session?.next === 'publish') await publishBuild(p, { ...scope, session: session.id });
+    return { sessionId: session.id, usage: NO_USAGE };
+  },
+};
