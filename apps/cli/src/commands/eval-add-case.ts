@@ -1,7 +1,7 @@
-import { EvalRunError, recordCase } from '@bvl/eval-runner';
+import { recordCase } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { UsageError } from '../parse-args.ts';
-import { DEFAULT_CASES_DIR, openDatabase, parseEvalFlags, resolvePath } from './eval-shared.ts';
+import { DEFAULT_CASES_DIR, parseEvalFlags, resolvePath, withEvalDatabase } from './eval-shared.ts';
 
 /**
  * `bvl eval add-case --from-session <id>`: a failed build session becomes a golden case (its goal
@@ -25,20 +25,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const session = values['from-session'];
   if (!session) throw new UsageError('bvl eval add-case needs --from-session <id>: the build session to record');
   const dir = resolvePath(io, values['cases-dir'] ?? DEFAULT_CASES_DIR);
-  const platform = await openDatabase(io);
-  if (!platform) return EXIT.cannotRun;
-  try {
+  return withEvalDatabase(io, async (platform) => {
     const r = await recordCase(platform, { session, tenant: values.tenant, dir, name: values.name });
     io.stdout(
       `wrote ${r.dir}: case "${r.case.name}" from session ${session} — ${r.case.assertions.length} assertions, ${r.errorsLeft} error${r.errorsLeft === 1 ? '' : 's'} it left now expected gone (issues_absent)\n` +
         'blueprint.json is the state the session left (the starting point); once a fixed version of it is the reference, move the broken state into a defect set and drop "origin"\n',
     );
     return EXIT.clean;
-  } catch (e) {
-    if (!(e instanceof EvalRunError)) throw e;
-    io.stderr(`bvl: ${e.message}\n`);
-    return EXIT.cannotRun;
-  } finally {
-    await platform.close().catch(() => {});
-  }
+  });
 }

@@ -7,7 +7,6 @@ import {
   duration,
   type EvalAgent,
   type EvalBatch,
-  EvalRunError,
   type EvalStatus,
   enqueueBatch,
   entryStatus,
@@ -35,10 +34,10 @@ import {
   gitCommit,
   intFlag,
   numberFlag,
-  openDatabase,
   parseEvalFlags,
   queueDatabase,
   resolvePath,
+  withEvalDatabase,
   withInterrupt,
 } from './eval-shared.ts';
 
@@ -142,9 +141,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const cases = flags.resume === undefined && !values.unschedule ? await selectCases(flags).catch(rethrowCases) : undefined;
   if (flags.agent !== undefined || flags.resume === undefined) agentOf(flags.agent ?? 'blueprint', io.env);
 
-  const platform = await openDatabase(io);
-  if (!platform) return EXIT.cannotRun;
-  try {
+  return withEvalDatabase(io, async (platform) => {
     if (queueUrl !== undefined) return await queued(platform, io, flags, values, queueUrl, cases ?? []);
     const agent = agentOf(flags.agent ?? (flags.resume !== undefined ? ((await getBatch(platform, flags.resume))?.agent ?? 'blueprint') : 'blueprint'), io.env);
     const commit = await gitCommit(io);
@@ -170,15 +167,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const { summary, attempts } = await summarizeStoredBatch(platform, result.batch, { full: true });
     const comparison = await compareWithBaseline(platform, result.batch, summary, flags.baseline);
     return report(io, flags, { batch: result.batch, summary, attempts, comparison, wallMs: performance.now() - started, complete: result.complete });
-  } catch (e) {
-    if (e instanceof EvalRunError) {
-      io.stderr(`bvl: ${e.message}\n`);
-      return EXIT.cannotRun;
-    }
-    throw e;
-  } finally {
-    await platform.close().catch(() => {});
-  }
+  });
 }
 
 function rethrowCases(e: unknown): never {

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { isAbsolute, join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { EvalRunError } from '@bvl/eval-runner';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
-import type { CliIo } from '../cli-io.ts';
+import { type CliIo, EXIT } from '../cli-io.ts';
 import { UsageError } from '../parse-args.ts';
 
 /** A flag an eval command takes. */
@@ -54,6 +55,24 @@ export async function openDatabase(io: CliIo): Promise<Platform | undefined> {
   } catch (e) {
     io.stderr(`bvl: cannot open the database: ${(e as Error).message}\n`);
     return undefined;
+  }
+}
+
+/**
+ * Runs an eval command's work on the database: opens it (exit 2 with one line when it cannot), turns
+ * an EvalRunError (an unknown batch, session, …) into one line and exit 2, and always closes it.
+ */
+export async function withEvalDatabase(io: CliIo, work: (platform: Platform) => Promise<number>): Promise<number> {
+  const platform = await openDatabase(io);
+  if (!platform) return EXIT.cannotRun;
+  try {
+    return await work(platform);
+  } catch (e) {
+    if (!(e instanceof EvalRunError)) throw e;
+    io.stderr(`bvl: ${e.message}\n`);
+    return EXIT.cannotRun;
+  } finally {
+    await platform.close().catch(() => {});
   }
 }
 
