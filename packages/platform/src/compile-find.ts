@@ -110,7 +110,7 @@ export function compileFind(schema: string, objectName: string, object: ObjectNo
         errors.push(`filter field ${showName(path)}${at.length ? ` (at ${at.join('.')})` : ''} ${problem}`);
         return undefined;
       }
-      return { sql: sql.ref(path), field: fieldOf(path) };
+      return { sql: () => sql.ref(path), field: fieldOf(path) };
     },
     error: (at, message) => errors.push(`filter${at.length ? ` at ${at.join('.')}` : ''} ${message}`),
   };
@@ -133,11 +133,11 @@ export function compileFind(schema: string, objectName: string, object: ObjectNo
         return;
       }
       const c = compileFilter({ [row.field]: toCondition(row.value) }, ctx, [i]);
-      if (c) where.push(c);
+      if (c) where.push(c());
     });
   } else if (filter !== undefined) {
     const c = compileFilter(filter, ctx);
-    if (c) where.push(c);
+    if (c) where.push(c());
   }
   const sort = normalizeSort(query.sort as Parameters<typeof normalizeSort>[0]);
   for (const s of sort) {
@@ -155,12 +155,13 @@ export function compileFind(schema: string, objectName: string, object: ObjectNo
 /** `is_empty`: null, or the type's empty value ('' for text, no elements for arrays). */
 function emptiness(col: ColumnRef, empty: boolean): RawBuilder<SqlBool> {
   const type = columnTypeOf(col.field.def);
+  const ref = col.sql();
   const blank = type.array
-    ? sql<SqlBool>`(${col.sql} is null or cardinality(${col.sql}) = 0)`
+    ? sql<SqlBool>`(${ref} is null or cardinality(${ref}) = 0)`
     : type.base === 'text'
-      ? sql<SqlBool>`(${col.sql} is null or ${col.sql} = '')`
+      ? sql<SqlBool>`(${ref} is null or ${ref} = '')`
       : type.base === 'jsonb'
-        ? sql<SqlBool>`(${col.sql} is null or ${col.sql} in ('null'::jsonb, '""'::jsonb, '[]'::jsonb, '{}'::jsonb))`
-        : sql<SqlBool>`${col.sql} is null`;
+        ? sql<SqlBool>`(${ref} is null or ${ref} in ('null'::jsonb, '""'::jsonb, '[]'::jsonb, '{}'::jsonb))`
+        : sql<SqlBool>`${ref} is null`;
   return empty ? blank : sql<SqlBool>`not ${blank}`;
 }

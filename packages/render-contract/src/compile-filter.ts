@@ -1,14 +1,15 @@
 import type { FieldNode } from '@bvl/metadata';
 import { didYouMean } from '@bvl/metadata';
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, type MacroKind, placeholderName } from './date-macro-sql.ts';
+import type { DeferredSql } from './deferred-sql.ts';
 
 /** A segment of a JSON pointer, relative to the filter's root. */
 export type Segment = string | number;
 
-/** A resolved column: its SQL reference and the field behind it. */
+/** A resolved column: its SQL reference (built when emitted) and the field behind it. */
 export interface ColumnRef {
-  readonly sql: RawBuilder<unknown>;
+  readonly sql: DeferredSql;
   readonly field: FieldNode;
 }
 
@@ -56,23 +57,53 @@ const TEMPORAL = new Set(['date', 'datetime']);
 /** Types whose column type is not known here; comparisons are left to the database. */
 const OPAQUE = new Set(['formula', 'summary']);
 
-const TRUE = sql<SqlBool>`true`;
-const FALSE = sql<SqlBool>`false`;
+type Condition = DeferredSql<SqlBool>;
+const TRUE_SQL = sql<SqlBool>`true`;
+const FALSE_SQL = sql<SqlBool>`false`;
+const TRUE: Condition = () => TRUE_SQL;
+const FALSE: Condition = () => FALSE_SQL;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const and = (parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> =>
-  parts.length === 0 ? TRUE : parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
-const or = (parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> =>
-  parts.length === 0 ? FALSE : parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
+const and = (parts: Condition[]): Condition =>
+  parts.length === 0
+    ? TRUE
+    : parts.length === 1
+      ? parts[0]!
+      : () =>
+          sql<SqlBool>`(${sql.join(
+            parts.map((p) => p()),
+            sql` and `,
+          )})`;
+const or = (parts: Condition[]): Condition =>
+  parts.length === 0
+    ? FALSE
+    : parts.length === 1
+      ? parts[0]!
+      : () =>
+          sql<SqlBool>`(${sql.join(
+            parts.map((p) => p()),
+            sql` or `,
+          )})`;
 /** Negation that is total over NULL: `not coalesce(p, false)`, so a NULL row is in the complement (Mongo semantics). */
-const not = (p: RawBuilder<SqlBool>): RawBuilder<SqlBool> => sql<SqlBool>`not coalesce(${p}, false)`;
+const not =
+  (p: Condition): Condition =>
+  () =>
+    sql<SqlBool>`not coalesce(${p()}, false)`;
+const isNull =
+  (col: ColumnRef): Condition =>
+  () =>
+    sql<SqlBool>`${col.sql()} is null`;
+const isNotNull =
+  (col: ColumnRef): Condition =>
+  () =>
+    sql<SqlBool>`${col.sql()} is not null`;
 const show = (v: unknown): string => {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 60 ? `${s.slice(0, 57)}…` : s;
 };
 
-/** An operand: its SQL and whether it is a calendar day (an upper bound on a day then covers the whole day). */
+/** An operand: its SQL or parameter value (built when emitted) and whether it is a calendar day (an upper bound on a day then covers the whole day). */
 interface Operand {
-  readonly sql: RawBuilder<unknown> | unknown;
+  readonly sql: () => unknown;
   readonly kind: MacroKind | 'value';
 }
 
@@ -82,15 +113,15 @@ interface Operand {
  * vocabulary and semantics (case-exact substring operators, `$icontains` folding ASCII case,
  * null-safe negation). Values become parameters;
  * date placeholders become expressions on the database's clock. Every problem is reported to
- * `ctx` with its pointer; the result is undefined when the filter is empty.
+ * `ctx` with its pointer; the result (SQL built when called) is undefined when the filter is empty.
  */
-export function compileFilter(filter: unknown, ctx: FilterContext, at: readonly Segment[] = []): RawBuilder<SqlBool> | undefined {
+export function compileFilter(filter: unknown, ctx: FilterContext, at: readonly Segment[] = []): Condition | undefined {
   if (filter === undefined || filter === null) return undefined;
   if (isRecord(filter) && Object.keys(filter).length === 0) return undefined;
   return condition(filter, ctx, at, 0);
 }
 
-function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], depth: number): RawBuilder<SqlBool> {
+function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], depth: number): Condition {
   if (depth > MAX_FILTER_DEPTH) {
     ctx.error(at, `nests $and/$or/$not more than ${MAX_FILTER_DEPTH} levels deep`, 'Flatten the filter.');
     return TRUE;
@@ -103,7 +134,7 @@ function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], de
     );
     return TRUE;
   }
-  const parts: RawBuilder<SqlBool>[] = [];
+  const parts: Condition[] = [];
   for (const [key, value] of Object.entries(node)) {
     // Only a JS caller can pass undefined; JSON has no such value, so the key is treated as absent.
     if (value === undefined) continue;
@@ -139,15 +170,15 @@ function condition(node: unknown, ctx: FilterContext, at: readonly Segment[], de
   return and(parts);
 }
 
-function fieldCondition(col: ColumnRef, value: unknown, ctx: FilterContext, at: readonly Segment[], depth: number): RawBuilder<SqlBool> {
+function fieldCondition(col: ColumnRef, value: unknown, ctx: FilterContext, at: readonly Segment[], depth: number): Condition {
   if (depth > MAX_FILTER_DEPTH) {
     ctx.error(at, `nests operators more than ${MAX_FILTER_DEPTH} levels deep`, 'Flatten the filter.');
     return TRUE;
   }
-  if (value === null) return sql<SqlBool>`${col.sql} is null`;
+  if (value === null) return isNull(col);
   if (Array.isArray(value)) return inList(col, value, false, ctx, at);
   if (!isRecord(value) || '$field' in value) return compare(col, '$eq', value, ctx, at);
-  const parts: RawBuilder<SqlBool>[] = [];
+  const parts: Condition[] = [];
   for (const [op, arg] of Object.entries(value)) {
     if (arg === undefined) continue;
     const here = [...at, op];
@@ -162,7 +193,7 @@ function fieldCondition(col: ColumnRef, value: unknown, ctx: FilterContext, at: 
     else if (op === '$null' || op === '$exists') {
       if (typeof arg !== 'boolean') ctx.error(here, `${op} takes true or false, not ${show(arg)}`, `Write {"${op}": true} or {"${op}": false}.`);
       // $exists asks whether the field holds a value (ObjectStack: the same question as {$ne: null}).
-      else parts.push((op === '$null') === arg ? sql<SqlBool>`${col.sql} is null` : sql<SqlBool>`${col.sql} is not null`);
+      else parts.push((op === '$null') === arg ? isNull(col) : isNotNull(col));
     } else if (op === '$not')
       ctx.error(
         here,
@@ -193,11 +224,11 @@ function fieldCondition(col: ColumnRef, value: unknown, ctx: FilterContext, at: 
   return and(parts);
 }
 
-function compare(col: ColumnRef, op: Comparison, value: unknown, ctx: FilterContext, at: readonly Segment[]): RawBuilder<SqlBool> {
-  const sqlOp = sql.raw(COMPARISONS[op]);
+function compare(col: ColumnRef, op: Comparison, value: unknown, ctx: FilterContext, at: readonly Segment[]): Condition {
+  const sqlOp = COMPARISONS[op];
   if (value === null) {
-    if (op === '$eq') return sql<SqlBool>`${col.sql} is null`;
-    if (op === '$ne') return sql<SqlBool>`${col.sql} is not null`;
+    if (op === '$eq') return isNull(col);
+    if (op === '$ne') return isNotNull(col);
     ctx.error(at, `compares with null using ${op}, but null is not ordered`, 'State absence with {"$null": true} or {"$eq": null}.');
     return TRUE;
   }
@@ -213,31 +244,31 @@ function compare(col: ColumnRef, op: Comparison, value: unknown, ctx: FilterCont
       );
     if (!other) return TRUE;
     if (col.field.def.multiple || other.field.def.multiple) ctx.error(at, 'compares a multiple-value field with {$field}', 'Compare single-value fields only.');
-    if (op === '$ne') return sql<SqlBool>`${col.sql} is distinct from ${other.sql}`;
-    return sql<SqlBool>`${col.sql} ${sqlOp} ${other.sql}`;
+    if (op === '$ne') return () => sql<SqlBool>`${col.sql()} is distinct from ${other.sql()}`;
+    return () => sql<SqlBool>`${col.sql()} ${sql.raw(sqlOp)} ${other.sql()}`;
   }
   const operand = scalarOperand(col, value, ctx, at);
   if (!operand) return TRUE;
   if (col.field.def.multiple) {
-    if (op === '$eq') return sql<SqlBool>`${operand.sql} = any(${col.sql})`;
-    if (op === '$ne') return not(sql<SqlBool>`${operand.sql} = any(${col.sql})`);
+    if (op === '$eq') return () => sql<SqlBool>`${operand.sql()} = any(${col.sql()})`;
+    if (op === '$ne') return not(() => sql<SqlBool>`${operand.sql()} = any(${col.sql()})`);
     ctx.error(at, `orders a multiple-value field with ${op}`, 'Use $eq, $ne, $in, $nin or $contains on a multiple-value field.');
     return TRUE;
   }
-  if (op === '$ne') return sql<SqlBool>`${col.sql} is distinct from ${operand.sql}`;
+  if (op === '$ne') return () => sql<SqlBool>`${col.sql()} is distinct from ${operand.sql()}`;
   // A bare calendar day as an upper bound means the whole day (ObjectStack ADR-0053 D-D): half-open to the next day.
-  if (op === '$lte' && operand.kind === 'day' && col.field.def.type === 'datetime') return sql<SqlBool>`${col.sql} < (${operand.sql})::date + 1`;
-  return sql<SqlBool>`${col.sql} ${sqlOp} ${operand.sql}`;
+  if (op === '$lte' && operand.kind === 'day' && col.field.def.type === 'datetime') return () => sql<SqlBool>`${col.sql()} < (${operand.sql()})::date + 1`;
+  return () => sql<SqlBool>`${col.sql()} ${sql.raw(sqlOp)} ${operand.sql()}`;
 }
 
 /** A comparand: a parameter, or a placeholder resolved to SQL. Reports and returns undefined when it is neither. */
 function scalarOperand(col: ColumnRef, value: unknown, ctx: FilterContext, at: readonly Segment[]): Operand | undefined {
   if (typeof value === 'number') {
-    if (Number.isFinite(value)) return { sql: value, kind: 'value' };
+    if (Number.isFinite(value)) return { sql: () => value, kind: 'value' };
     ctx.error(at, `compares with ${value}, which is not a finite number`, 'Use a finite number.');
     return undefined;
   }
-  if (typeof value === 'boolean') return { sql: value, kind: 'value' };
+  if (typeof value === 'boolean') return { sql: () => value, kind: 'value' };
   if (typeof value !== 'string') {
     ctx.error(
       at,
@@ -247,8 +278,9 @@ function scalarOperand(col: ColumnRef, value: unknown, ctx: FilterContext, at: r
     return undefined;
   }
   const name = placeholderName(value);
-  if (name === undefined) return { sql: value, kind: /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'day' : 'value' };
-  if (Object.hasOwn(CONTEXT_TOKENS, name)) return { sql: sql`current_setting(${sql.lit(CONTEXT_TOKENS[name]!)}, true)`, kind: 'value' };
+  if (name === undefined) return { sql: () => value, kind: /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'day' : 'value' };
+  const token = Object.hasOwn(CONTEXT_TOKENS, name) ? CONTEXT_TOKENS[name] : undefined;
+  if (token !== undefined) return { sql: () => sql`current_setting(${sql.lit(token)}, true)`, kind: 'value' };
   const macro = dateMacroSql(name);
   if (macro === 'too_large') {
     ctx.error(at, `uses placeholder "${value}", whose count is too large`, 'Use a count of at most 100000.');
@@ -270,11 +302,12 @@ function scalarOperand(col: ColumnRef, value: unknown, ctx: FilterContext, at: r
     return undefined;
   }
   // On a non-temporal column the placeholder compares as its ISO text, as ObjectStack's resolver substitutes it.
-  if (!TEMPORAL.has(type) && !OPAQUE.has(type)) return { sql: sql`(${macro.sql})::text`, kind: 'value' };
-  return macro;
+  const built = macro.sql;
+  if (!TEMPORAL.has(type) && !OPAQUE.has(type)) return { sql: () => sql`(${built})::text`, kind: 'value' };
+  return { sql: () => built, kind: macro.kind };
 }
 
-function inList(col: ColumnRef, values: readonly unknown[], negate: boolean, ctx: FilterContext, at: readonly Segment[]): RawBuilder<SqlBool> {
+function inList(col: ColumnRef, values: readonly unknown[], negate: boolean, ctx: FilterContext, at: readonly Segment[]): Condition {
   if (values.length > MAX_IN_LIST) {
     ctx.error(at, `lists ${values.length} values; at most ${MAX_IN_LIST} are compiled`, 'Filter on a dimension or a shorter list.');
     return TRUE;
@@ -282,25 +315,25 @@ function inList(col: ColumnRef, values: readonly unknown[], negate: boolean, ctx
   const hasNull = values.includes(null);
   const operands = values.flatMap((v, i) => (v === null ? [] : [scalarOperand(col, v, ctx, [...at, i])?.sql]));
   if (operands.some((o) => o === undefined)) return TRUE;
-  const list = sql.join(operands);
+  const list = () => sql.join((operands as Array<() => unknown>).map((o) => o()));
   if (col.field.def.multiple) {
-    const overlap = operands.length ? sql<SqlBool>`${col.sql} && array[${list}]::text[]` : FALSE;
+    const overlap: Condition = operands.length ? () => sql<SqlBool>`${col.sql()} && array[${list()}]::text[]` : FALSE;
     return negate ? not(overlap) : overlap;
   }
-  const member = operands.length ? sql<SqlBool>`${col.sql} in (${list})` : FALSE;
-  if (!negate) return hasNull ? or([member, sql<SqlBool>`${col.sql} is null`]) : member;
+  const member: Condition = operands.length ? () => sql<SqlBool>`${col.sql()} in (${list()})` : FALSE;
+  if (!negate) return hasNull ? or([member, isNull(col)]) : member;
   const outside = not(member);
-  return hasNull ? and([outside, sql<SqlBool>`${col.sql} is not null`]) : outside;
+  return hasNull ? and([outside, isNotNull(col)]) : outside;
 }
 
-function pattern(col: ColumnRef, op: keyof typeof PATTERNS, arg: unknown, ctx: FilterContext, at: readonly Segment[]): RawBuilder<SqlBool> {
+function pattern(col: ColumnRef, op: keyof typeof PATTERNS, arg: unknown, ctx: FilterContext, at: readonly Segment[]): Condition {
   if (typeof arg !== 'string') {
     ctx.error(at, `${op} takes a string, not ${show(arg)}`, `Write {"${op}": "text"}.`);
     return TRUE;
   }
   if (col.field.def.multiple) {
-    if (op === '$contains') return sql<SqlBool>`${arg} = any(${col.sql})`;
-    if (op === '$notContains') return not(sql<SqlBool>`${arg} = any(${col.sql})`);
+    if (op === '$contains') return () => sql<SqlBool>`${arg} = any(${col.sql()})`;
+    if (op === '$notContains') return not(() => sql<SqlBool>`${arg} = any(${col.sql()})`);
     ctx.error(at, `uses ${op} on a multiple-value field`, 'Use $contains, $in or $nin on a multiple-value field.');
     return TRUE;
   }
@@ -308,8 +341,11 @@ function pattern(col: ColumnRef, op: keyof typeof PATTERNS, arg: unknown, ctx: F
   // The comparand is literal: only LIKE's own metacharacters need escaping (backslash is Postgres' default escape).
   const literal = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
   // ObjectStack (#5701): the substring operators compare case-exactly; $icontains folds ASCII case only, on both sides.
-  if (op === '$icontains')
-    return sql<SqlBool>`translate(${col.sql}::text, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)}) like ${`${pre}${literal(foldAscii(arg))}${post}`}`;
-  const match = sql<SqlBool>`${col.sql}::text like ${`${pre}${literal(arg)}${post}`}`;
+  if (op === '$icontains') {
+    const folded = `${pre}${literal(foldAscii(arg))}${post}`;
+    return () => sql<SqlBool>`translate(${col.sql()}::text, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)}) like ${folded}`;
+  }
+  const like = `${pre}${literal(arg)}${post}`;
+  const match: Condition = () => sql<SqlBool>`${col.sql()}::text like ${like}`;
   return op === '$notContains' ? not(match) : match;
 }

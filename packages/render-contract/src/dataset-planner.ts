@@ -1,7 +1,8 @@
 import { type DatasetNode, didYouMean, type Graph, type ObjectNode } from '@bvl/metadata';
-import type { RawBuilder, SqlBool } from 'kysely';
+import type { SqlBool } from 'kysely';
 import type { CompileOptions, CompileProblem, DatasetPlan, DatasetSelection, DateGranularity, ProblemOrigin } from './compile-dataset.ts';
 import { type ColumnRef, compileFilter, type FilterContext, type Segment } from './compile-filter.ts';
+import type { DeferredSql } from './deferred-sql.ts';
 import { emitSql } from './emit-sql.ts';
 import { isSqlIdentifier } from './pg-compiler.ts';
 import { planDimension } from './plan-dimension.ts';
@@ -44,7 +45,7 @@ export interface PlanContext {
 /**
  * Plans one query of a dataset: resolves the base object, the include joins, the selected
  * dimensions and measures (plan-dimension.ts, plan-measure.ts), the filters, the order and the
- * limit, collecting every problem; emits SQL (emit-sql.ts) only when there is none.
+ * limit, collecting every problem; builds and emits SQL (emit-sql.ts) only when asked and there is none.
  */
 export class DatasetPlanner implements PlanContext {
   readonly label: string;
@@ -110,13 +111,13 @@ export class DatasetPlanner implements PlanContext {
     const granularity = this.granularity(selection?.dateGranularity);
     const dims = this.pick('dimensions', selection?.dimensions, [...this.dataset.dimensions.keys()]);
     const measures = this.pick('measures', selection?.measures, [...this.dataset.measures.keys()]);
-    const selects: Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> | undefined }> = [];
+    const selects: Array<{ name: string; kind: 'dimension' | 'measure'; sql: DeferredSql | undefined }> = [];
     for (const name of dims) selects.push({ name, kind: 'dimension', sql: planDimension(this, name, granularity) });
     for (const name of measures) selects.push({ name, kind: 'measure', sql: planMeasure(this, name, [])?.sql });
     this.checkAliases(selects, selection);
     const order = this.order(selection?.order, selects);
 
-    const where: RawBuilder<SqlBool>[] = [];
+    const where: DeferredSql<SqlBool>[] = [];
     const own = compileFilter(this.dataset.def.filter, this.filterContext('dataset', ['filter'], `The filter of ${this.label}`));
     if (own) where.push(own);
     if (selection?.filter !== undefined) {
@@ -155,7 +156,7 @@ export class DatasetPlanner implements PlanContext {
           table,
           alias,
           joins,
-          selects: selects as Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> }>,
+          selects: selects as Array<{ name: string; kind: 'dimension' | 'measure'; sql: DeferredSql }>,
           where,
           order,
           limit,

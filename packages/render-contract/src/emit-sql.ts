@@ -1,5 +1,6 @@
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { CompiledDataset } from './compile-dataset.ts';
+import type { DeferredSql } from './deferred-sql.ts';
 import { type AnyDatabase, PG_COMPILER } from './pg-compiler.ts';
 
 /** One LEFT JOIN of an include path: the joined table, its alias, and the lookup column it hangs off. */
@@ -10,11 +11,11 @@ export interface Join {
   readonly column: string;
 }
 
-/** One output column: its name, whether it groups, and its SQL. */
+/** One output column: its name, whether it groups, and its SQL (built here, when emitted). */
 export interface Select {
   readonly name: string;
   readonly kind: 'dimension' | 'measure';
-  readonly sql: RawBuilder<unknown>;
+  readonly sql: DeferredSql;
 }
 
 /** Everything a planned query is made of, resolved and checked. */
@@ -23,7 +24,7 @@ export interface QueryParts {
   readonly alias: string;
   readonly joins: readonly Join[];
   readonly selects: readonly Select[];
-  readonly where: readonly RawBuilder<SqlBool>[];
+  readonly where: readonly DeferredSql<SqlBool>[];
   /** Explicit ordering by output column; absent: the first dimension, ascending. */
   readonly order?: ReadonlyArray<readonly [string, 'asc' | 'desc']> | undefined;
   readonly limit?: number | undefined;
@@ -42,10 +43,22 @@ export function emitSql(parts: QueryParts): CompiledDataset {
       on.on(sql<SqlBool>`${sql.ref(`${j.alias}.id`)} = ${sql.ref(`${j.parentAlias}.${j.column}`)}`),
     ) as typeof q;
   }
-  q = q.select(selects.map((s) => s.sql.as(s.name))) as typeof q;
-  if (where.length === 1) q = q.where(where[0]!);
-  else if (where.length > 1) q = q.where(sql<SqlBool>`${sql.join(where, sql` and `)}`);
-  const dims = selects.filter((s) => s.kind === 'dimension');
+  // Each output column's SQL is built once: GROUP BY repeats a dimension's expression.
+  const built: Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> }> = selects.map((s) => ({
+    name: s.name,
+    kind: s.kind,
+    sql: s.sql(),
+  }));
+  q = q.select(built.map((s) => s.sql.as(s.name))) as typeof q;
+  if (where.length === 1) q = q.where(where[0]!());
+  else if (where.length > 1)
+    q = q.where(
+      sql<SqlBool>`${sql.join(
+        where.map((w) => w()),
+        sql` and `,
+      )}`,
+    );
+  const dims = built.filter((s) => s.kind === 'dimension');
   if (dims.length > 0) q = q.groupBy(dims.map((d) => d.sql));
   if (order?.length) for (const [name, dir] of order) q = q.orderBy(sql.ref(name), dir);
   else if (dims[0]) q = q.orderBy(sql.ref(dims[0].name));

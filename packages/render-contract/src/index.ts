@@ -46,6 +46,7 @@ export {
 export type { ComponentSchema, ResolvedField } from './component-schema.ts';
 export { DatasetPlanner, type Mention, type PlanContext } from './dataset-planner.ts';
 export { CONTEXT_TOKENS, DATE_MACRO_NAMES, dateMacroSql, MAX_MACRO_COUNT, type MacroKind, placeholderName, type ResolvedMacro } from './date-macro-sql.ts';
+export { type DeferredSql, once } from './deferred-sql.ts';
 export { emitSql, type Join, type QueryParts, type Select } from './emit-sql.ts';
 export { escapeHtml } from './escape-html.ts';
 export { DEGRADED_CODES, EMPTY_WIDGET_CODES, expectedOutcome, RED_BOX_CODES } from './expected-outcome.ts';

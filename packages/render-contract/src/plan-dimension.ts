@@ -1,6 +1,7 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DateGranularity } from './compile-dataset.ts';
 import type { PlanContext } from './dataset-planner.ts';
+import type { DeferredSql } from './deferred-sql.ts';
 import { isSqlIdentifier } from './pg-compiler.ts';
 
 const GRANULARITIES: ReadonlySet<string> = new Set(['day', 'week', 'month', 'quarter', 'year']);
@@ -11,9 +12,9 @@ const TEMPORAL = new Set(['date', 'datetime']);
  * dimension, bucketed by the selection's granularity (a widget's `options.dateGranularity`), else
  * its own `dateGranularity`, else not at all; any other dimension groups by the raw value and its
  * `dateGranularity` is ignored (dataset-compiler.ts gives granularities to time dimensions only).
- * Undefined when it cannot compile (the problem is reported on the context).
+ * Undefined when it cannot compile (the problem is reported on the context); the SQL is built when called.
  */
-export function planDimension(ctx: PlanContext, name: string, selected?: DateGranularity): RawBuilder<unknown> | undefined {
+export function planDimension(ctx: PlanContext, name: string, selected?: DateGranularity): DeferredSql | undefined {
   const i = ctx.indexOf('dimensions', name);
   const d = ctx.dataset.dimensions.get(name);
   if (!d) return undefined;
@@ -51,5 +52,5 @@ export function planDimension(ctx: PlanContext, name: string, selected?: DateGra
     return undefined;
   }
   // The granularity is one of five fixed words, so it is inlined: GROUP BY must see the same expression as SELECT.
-  return sql`date_trunc(${sql.lit(g)}, ${col.sql})`;
+  return () => sql`date_trunc(${sql.lit(g)}, ${col.sql()})`;
 }

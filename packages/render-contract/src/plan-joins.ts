@@ -232,7 +232,8 @@ export class PlanJoins {
       );
       return undefined;
     }
-    return { sql: sql.ref(`${alias}.${name}`), field };
+    const ref = `${alias}.${name}`;
+    return { sql: () => sql.ref(ref), field };
   }
 
   /** Whether a relationship path would join if it were declared (so a patch adding it is safe). */

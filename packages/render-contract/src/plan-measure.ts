@@ -1,13 +1,14 @@
 import { didYouMean } from '@bvl/metadata';
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import { MAX_DERIVED_DEPTH, MAX_DERIVED_TERMS } from './compile-dataset.ts';
 import { type ColumnRef, compileFilter } from './compile-filter.ts';
 import type { PlanContext } from './dataset-planner.ts';
+import { type DeferredSql, once } from './deferred-sql.ts';
 import { isSqlIdentifier } from './pg-compiler.ts';
 
-/** A measure's SQL and how many aggregate terms it expands to (derived measures add theirs up). */
+/** A measure's SQL (built when called, once) and how many aggregate terms it expands to (derived measures add theirs up). */
 export interface PlannedMeasure {
-  readonly sql: RawBuilder<unknown>;
+  readonly sql: DeferredSql;
   readonly terms: number;
 }
 
@@ -40,7 +41,9 @@ export function planMeasure(ctx: PlanContext, name: string, chain: readonly stri
       'Rename the measure to letters, digits and _ (at most 63 characters).',
     );
   }
-  const result = m.derived ? derived(ctx, name, i, who, m.derived, chain) : aggregate(ctx, i, who, m);
+  const planned = m.derived ? derived(ctx, name, i, who, m.derived, chain) : aggregate(ctx, i, who, m);
+  // Built once: derived measures that share an operand reuse its SQL.
+  const result = planned && { sql: once(planned.sql), terms: planned.terms };
   ctx.measureSql.set(name, result);
   return result;
 }
@@ -63,7 +66,7 @@ function derived(
     return null;
   }
   const { op, of } = spec;
-  const operands: RawBuilder<unknown>[] = [];
+  const operands: DeferredSql[] = [];
   let terms = 0;
   let ok = true;
   of.forEach((operand, j) => {
@@ -100,7 +103,7 @@ function derived(
       return;
     }
     terms += sub.terms;
-    operands.push(sql`(${sub.sql})::float8`);
+    operands.push(() => sql`(${sub.sql()})::float8`);
   });
   if (!ok) return null;
   if (terms > MAX_DERIVED_TERMS) {
@@ -123,7 +126,8 @@ function derived(
       );
       return null;
     }
-    return { sql: sql`(${operands[0]} / nullif(${operands[1]}, 0))`, terms };
+    const [numerator, denominator] = operands as [DeferredSql, DeferredSql];
+    return { sql: () => sql`(${numerator()} / nullif(${denominator()}, 0))`, terms };
   }
   if (op === 'sum' || op === 'difference' || op === 'product') {
     if (op === 'difference' && operands.length < 2) {
@@ -135,7 +139,15 @@ function derived(
       );
       return null;
     }
-    return { sql: sql`(${sql.join(operands, sql.raw(` ${DERIVED_OPERATOR[op]} `))})`, terms };
+    const operator = ` ${DERIVED_OPERATOR[op]} `;
+    return {
+      sql: () =>
+        sql`(${sql.join(
+          operands.map((o) => o()),
+          sql.raw(operator),
+        )})`,
+      terms,
+    };
   }
   ctx.problem(
     'dataset',
@@ -200,13 +212,16 @@ function aggregate(
           ctx.filterContext('dataset', ['measures', i, 'filter'], `The filter of measure "${ctx.dataset.def.measures[i]?.name}" of ${ctx.label}`),
         )
       : undefined;
-  // count(field) counts non-null values (defect class #29: it once compiled to count(*)).
-  const inner = fn === 'count_distinct' ? sql`count(distinct ${col?.sql})` : col ? sql`${sql.raw(AGGREGATE_SQL[fn])}(${col.sql})` : sql`count(*)`;
-  const filtered = filter ? sql`${inner} filter (where ${filter})` : inner;
-  // A sum over no rows (a group the measure's filter empties) is its identity 0, as ObjectStack's executor fills it.
-  const filled = fn === 'sum' ? sql`coalesce(${filtered}, 0)` : filtered;
   // Casts make pg and PGlite agree: count is bigint (a string on pg), sum/avg of numeric is numeric (a string).
   const cast =
     fn === 'count' || fn === 'count_distinct' ? 'int' : fn === 'sum' || fn === 'avg' || (col && NUMERIC.has(col.field.def.type)) ? 'float8' : undefined;
-  return { sql: cast ? sql`(${filled})::${sql.raw(cast)}` : filled, terms: 1 };
+  const build = () => {
+    // count(field) counts non-null values (defect class #29: it once compiled to count(*)).
+    const inner = fn === 'count_distinct' ? sql`count(distinct ${col?.sql()})` : col ? sql`${sql.raw(AGGREGATE_SQL[fn])}(${col.sql()})` : sql`count(*)`;
+    const filtered = filter ? sql`${inner} filter (where ${filter()})` : inner;
+    // A sum over no rows (a group the measure's filter empties) is its identity 0, as ObjectStack's executor fills it.
+    const filled = fn === 'sum' ? sql`coalesce(${filtered}, 0)` : filtered;
+    return cast ? sql`(${filled})::${sql.raw(cast)}` : filled;
+  };
+  return { sql: build, terms: 1 };
 }
