@@ -1,7 +1,7 @@
-import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { CompiledDataset } from './compile-dataset.ts';
 import type { DeferredSql } from './deferred-sql.ts';
-import { type AnyDatabase, PG_COMPILER } from './pg-compiler.ts';
+import { PG_COMPILER } from './pg-compiler.ts';
 
 /** One LEFT JOIN of an include path: the joined table, its alias, and the lookup column it hangs off. */
 export interface Join {
@@ -31,38 +31,35 @@ export interface QueryParts {
   readonly schema?: string | undefined;
 }
 
-/** Emits a planned query as Postgres SQL with parameters (kysely, compiled without a connection). */
+/**
+ * Emits a planned query as Postgres SQL with parameters: one kysely `sql` template compiled without a
+ * connection (identifiers quoted by kysely, values as parameters). One template rather than the query
+ * builder, whose every step copies and freezes the whole query node: emitting is most of a probe's
+ * planning, and the text is the same (`select … from … left join … where … group by … order by … limit`).
+ */
 export function emitSql(parts: QueryParts): CompiledDataset {
   const { table, alias, joins, selects, where, order, limit, schema } = parts;
-  // Tables are qualified by hand rather than with withSchema(), which would also rewrite column
-  // references whose alias happens to equal a table name; every table is aliased, so refs never need the schema.
-  const qualify = (t: string) => (schema ? `${schema}.${t}` : t);
-  let q = PG_COMPILER.selectFrom(`${qualify(table)} as ${alias}`) as SelectQueryBuilder<AnyDatabase, string, Record<string, unknown>>;
-  for (const j of joins) {
-    q = q.leftJoin(`${qualify(j.table)} as ${j.alias}`, (on) =>
-      on.on(sql<SqlBool>`${sql.ref(`${j.alias}.id`)} = ${sql.ref(`${j.parentAlias}.${j.column}`)}`),
-    ) as typeof q;
-  }
+  // Every table is aliased, so column references never need the schema; only the tables are qualified.
+  const tableId = (t: string) => (schema ? sql.id(schema, t) : sql.id(t));
   // Each output column's SQL is built once: GROUP BY repeats a dimension's expression.
-  const built: Array<{ name: string; kind: 'dimension' | 'measure'; sql: RawBuilder<unknown> }> = selects.map((s) => ({
-    name: s.name,
-    kind: s.kind,
-    sql: s.sql(),
-  }));
-  q = q.select(built.map((s) => s.sql.as(s.name))) as typeof q;
-  if (where.length === 1) q = q.where(where[0]!());
-  else if (where.length > 1)
-    q = q.where(
-      sql<SqlBool>`${sql.join(
+  const built = selects.map((s) => ({ name: s.name, kind: s.kind, sql: s.sql() }));
+  const dims = built.filter((s) => s.kind === 'dimension');
+  const clauses: RawBuilder<unknown>[] = [
+    sql`select ${sql.join(built.map((s) => sql`${s.sql} as ${sql.id(s.name)}`))} from ${tableId(table)} as ${sql.id(alias)}`,
+  ];
+  for (const j of joins)
+    clauses.push(sql`left join ${tableId(j.table)} as ${sql.id(j.alias)} on ${sql.id(j.alias, 'id')} = ${sql.id(j.parentAlias, j.column)}`);
+  if (where.length > 0)
+    clauses.push(
+      sql`where ${sql.join(
         where.map((w) => w()),
         sql` and `,
       )}`,
     );
-  const dims = built.filter((s) => s.kind === 'dimension');
-  if (dims.length > 0) q = q.groupBy(dims.map((d) => d.sql));
-  if (order?.length) for (const [name, dir] of order) q = q.orderBy(sql.ref(name), dir);
-  else if (dims[0]) q = q.orderBy(sql.ref(dims[0].name));
-  if (limit !== undefined) q = q.limit(limit);
-  const compiled = q.compile();
-  return { sql: compiled.sql, params: [...compiled.parameters], columns: selects.map((s) => ({ name: s.name, kind: s.kind })) };
+  if (dims.length > 0) clauses.push(sql`group by ${sql.join(dims.map((d) => d.sql))}`);
+  if (order?.length) clauses.push(sql`order by ${sql.join(order.map(([name, dir]) => sql`${sql.id(name)} ${sql.raw(dir)}`))}`);
+  else if (dims[0]) clauses.push(sql`order by ${sql.id(dims[0].name)}`);
+  if (limit !== undefined) clauses.push(sql`limit ${limit}`);
+  const compiled = sql.join(clauses, sql` `).compile(PG_COMPILER);
+  return { sql: compiled.sql, params: [...compiled.parameters], columns: built.map((s) => ({ name: s.name, kind: s.kind })) };
 }
