@@ -258,10 +258,21 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     expect(llm.requests).toHaveLength(1);
     expect(result).toMatchObject({ ok: false, published: false, stopReason: 'cancelled' });
     expect(result.error).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 failed after 1 attempt\(s\): 401 Incorrect API key provided$/);
+    expect(result.errorStatus).toBe(401);
     await staysDraft(scope);
     const gaveUp = await build([{ status: 500 }, { status: 500 }, { status: 500 }], { retries: 2 });
     expect(gaveUp.llm.requests).toHaveLength(3);
     expect(gaveUp.result.error).toMatch(/failed after 3 attempt\(s\): 500/);
+    expect(gaveUp.result.errorStatus).toBe(500);
+  });
+
+  it('an endpoint that keeps answering 429 ends the build with the status as data, whatever its message says', async () => {
+    // The OpenAI client words it "429 <the body's message>": no "HTTP 429", no "Too Many Requests".
+    const limited = { status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'Rate limit reached for gpt-4o-mini' } } };
+    const { result, llm } = await build([limited, limited, limited], { retries: 2 });
+    expect(llm.requests).toHaveLength(3);
+    expect(result).toMatchObject({ ok: false, stopReason: 'cancelled', errorStatus: 429 });
+    expect(result.error).toMatch(/failed after 3 attempt\(s\): 429 Rate limit reached for gpt-4o-mini$/);
   });
 
   it('malformed tool calls are answered as tool errors and the loop goes on', async () => {

@@ -80,6 +80,8 @@ export interface BuildResult {
   readonly review?: IntentReview['verdict'] | undefined;
   /** Set when the build could not go on (the model endpoint failed for good). */
   readonly error?: string | undefined;
+  /** With `error`: the HTTP status the endpoint last answered, when it answered one (429: rate limited). */
+  readonly errorStatus?: number | undefined;
 }
 
 type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
@@ -115,6 +117,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   let seenRounds = 0;
   let stopWhy: string | undefined;
   let error: string | undefined;
+  let errorStatus: number | undefined;
 
   /** Takes in a session answer: reports the rounds it recorded, resets the round's turn count. */
   const took = (s: SessionView | null, card: BuildCard | undefined) => {
@@ -248,6 +251,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       session = await cancelSession(platform, ref);
     } else if (e instanceof ModelCallError) {
       error = e.message;
+      errorStatus = e.status;
       stopWhy = error;
       session = await cancelSession(platform, ref);
     } else {
@@ -299,6 +303,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       usage: meter.usage,
       ...(review ? { review: review.verdict } : {}),
       ...(error ? { error } : {}),
+      ...(errorStatus !== undefined ? { errorStatus } : {}),
     };
   }
 }

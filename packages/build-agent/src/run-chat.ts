@@ -15,6 +15,14 @@ type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStre
 /** A model call that failed for good (after retries, or at once for a non-transient status). */
 export class ModelCallError extends Error {
   override readonly name = 'ModelCallError';
+  constructor(
+    message: string,
+    /** The HTTP status of the last answer, when the endpoint answered one (429: rate limited). */
+    readonly status?: number | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
@@ -71,7 +79,11 @@ export async function runChat(
     if (signal?.aborted) throw signal.reason ?? e;
     const err = e as Error & { status?: number };
     const status = typeof err.status === 'number' && !err.message?.startsWith(String(err.status)) ? `HTTP ${err.status} ` : '';
-    throw new ModelCallError(`the model endpoint ${client.endpoint} failed after ${attempts} attempt(s): ${status}${oneLine(err.message)}`, { cause: e });
+    throw new ModelCallError(
+      `the model endpoint ${client.endpoint} failed after ${attempts} attempt(s): ${status}${oneLine(err.message)}`,
+      typeof err.status === 'number' ? err.status : undefined,
+      { cause: e },
+    );
   }
 }
 

@@ -3,8 +3,10 @@ import { type RecordedRequest, type ScriptStep, startScriptedLlm } from '@bvl/bu
 import type { Platform } from '@bvl/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_DIR } from '../test/golden-support.ts';
-import { openTestPlatform } from '../test/test-platform.ts';
+import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { RateLimitedError } from './eval-agent.ts';
 import { type GoldenCase, loadGoldenCases } from './golden-case.ts';
+import { evalCaseOf } from './plan-attempts.ts';
 import { listAttempts } from './run-eval-store.ts';
 import { runEvals } from './run-evals.ts';
 import { type AgentBuilder, openaiAgent } from './run-openai-agent.ts';
@@ -18,13 +20,22 @@ import { type AgentBuilder, openaiAgent } from './run-openai-agent.ts';
 
 let platform: Platform;
 let cases: GoldenCase[];
-let close: (() => Promise<void>) | undefined;
+const closers: Array<() => Promise<void>> = [];
+const made = tenants(() => platform);
 beforeAll(async () => {
   [platform, cases] = await Promise.all([openTestPlatform(), loadGoldenCases(GOLDEN_DIR)]);
 });
 afterAll(async () => {
-  await close?.();
+  for (const close of closers) await close();
+  await made.dropAll();
   await platform.close();
+});
+
+/** The openai agent's port filled with build-agent's runBuild over `client`, as apps/cli composes it. */
+const builderOf = (client: ReturnType<typeof createAgentClient>): AgentBuilder => ({
+  model: client.model,
+  endpoint: client.endpoint,
+  build: ({ platform: p, scope, prompt, maxRounds, signal }) => runBuild({ platform: p, scope, prompt, client, signal, bounds: { maxRounds }, review: false }),
 });
 
 /** stage_draft calls that write a blueprint as a model would, artifact by artifact (less the keys in `skip`). */
@@ -59,15 +70,15 @@ describe('the openai agent over a scripted endpoint', () => {
       return { say: 'Done.', usage };
     };
     const llm = await startScriptedLlm(Array.from({ length: 40 }, () => turn));
-    close = () => llm.close();
+    closers.push(() => llm.close());
     const client = createAgentClient({ baseURL: llm.url, apiKey: 'sk-test', model: 'gpt-4o-mini', retry: { minTimeoutMs: 1, maxTimeoutMs: 4 } });
-    const builder: AgentBuilder = {
-      model: client.model,
-      endpoint: client.endpoint,
-      build: ({ platform: p, scope, prompt, maxRounds, signal }) =>
-        runBuild({ platform: p, scope, prompt, client, signal, bounds: { maxRounds }, review: false }),
-    };
-    const r = await runEvals({ platform, agent: openaiAgent(builder), cases: [helpdesk, inventory], defects: 'none', suite: `t-openai-${process.pid}` });
+    const r = await runEvals({
+      platform,
+      agent: openaiAgent(builderOf(client)),
+      cases: [helpdesk, inventory],
+      defects: 'none',
+      suite: `t-openai-${process.pid}`,
+    });
     expect(r.batch).toMatchObject({ agent: 'openai', model: 'gpt-4o-mini', endpoint: client.endpoint });
     const rows = await listAttempts(platform, r.batch, { full: true });
     expect(rows.map((a) => [a.case, a.status, a.stopReason])).toEqual([
@@ -79,5 +90,22 @@ describe('the openai agent over a scripted endpoint', () => {
       rows[1]!.failureReason ?? '',
     ).toEqual(['dashboard_exists', 'widgets_return_rows', 'dashboards_reachable']);
     for (const a of rows) expect(a).toMatchObject({ tokensIn: 3300, tokensOut: 150 });
+  });
+
+  it('an endpoint that keeps answering 429 is a RateLimitedError for the runner to back off from, not an attempt error', async () => {
+    // Worded as the OpenAI client words it: "429 <message>" (the status decides, not the words).
+    const limited = { status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'Rate limit reached' } } };
+    const llm = await startScriptedLlm([limited, limited]);
+    closers.push(() => llm.close());
+    const client = createAgentClient({ baseURL: llm.url, apiKey: 'sk-test', model: 'gpt-4o-mini', retry: { retries: 1, minTimeoutMs: 1, maxTimeoutMs: 4 } });
+    const helpdesk = cases.find((c) => c.name === 'helpdesk')!;
+    const run = openaiAgent(builderOf(client)).run({
+      platform,
+      scope: { tenant: made.next('oa429'), package: 'app' },
+      case: evalCaseOf(helpdesk, 'clean'),
+      signal: new AbortController().signal,
+    });
+    await expect(run).rejects.toBeInstanceOf(RateLimitedError);
+    expect(llm.requests).toHaveLength(2);
   });
 });

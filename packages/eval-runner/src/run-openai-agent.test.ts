@@ -21,7 +21,7 @@ afterAll(async () => {
   await platform.close();
 });
 
-function builder(result: { error?: string } = {}) {
+function builder(result: { error?: string; errorStatus?: number } = {}) {
   const seen: Array<{ prompt: string; maxRounds: number; drafts: number }> = [];
   const b: AgentBuilder = {
     model: 'gpt-test',
@@ -54,17 +54,18 @@ describe('openaiAgent', () => {
   });
 
   it('turns an endpoint that kept answering 429 into a RateLimitedError, and passes any other failure on as the error', async () => {
-    const limited = builder({ error: 'the model endpoint http://127.0.0.1:9/v1 failed after 4 attempt(s): HTTP 429 Rate limit reached' });
+    const limited = builder({ error: 'the model endpoint http://127.0.0.1:9/v1 failed after 4 attempt(s): 429 Rate limit reached', errorStatus: 429 });
     await expect(
       openaiAgent(limited.b).run({ platform, scope: { tenant: made.next('oa'), package: 'app' }, case: evalCaseOf(helpdesk(), 'clean'), signal: signal() }),
     ).rejects.toBeInstanceOf(RateLimitedError);
-    const down = builder({ error: 'the model endpoint http://127.0.0.1:9/v1 failed after 4 attempt(s): HTTP 503 unavailable' });
+    // The status decides, not the words: a 503 whose message mentions 429 is still the attempt's error.
+    const down = builder({ error: 'the model endpoint http://127.0.0.1:9/v1 failed after 4 attempt(s): 503 unavailable (was 429 earlier)', errorStatus: 503 });
     const r = await openaiAgent(down.b).run({
       platform,
       scope: { tenant: made.next('oa'), package: 'app' },
       case: evalCaseOf(helpdesk(), 'clean'),
       signal: signal(),
     });
-    expect(r.error).toContain('HTTP 503');
+    expect(r.error).toContain('503 unavailable');
   });
 });

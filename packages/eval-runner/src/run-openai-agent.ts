@@ -19,11 +19,15 @@ export interface AgentBuilder {
     readonly prompt: string;
     readonly maxRounds: number;
     readonly signal: AbortSignal;
-  }): Promise<{ readonly session: { readonly id: string }; readonly usage: EvalUsage; readonly error?: string | undefined }>;
+  }): Promise<{
+    readonly session: { readonly id: string };
+    readonly usage: EvalUsage;
+    /** Why the build could not go on (the model endpoint failed for good). */
+    readonly error?: string | undefined;
+    /** With `error`: the HTTP status the endpoint last answered (429: rate limited). */
+    readonly errorStatus?: number | undefined;
+  }>;
 }
-
-/** How the built-in agent words a model endpoint that kept answering 429 (its ModelCallError message). */
-const RATE_LIMITED = /\bHTTP 429\b|\b429 Too Many Requests\b/i;
 
 /**
  * The `openai` agent under test: the built-in agent over an OpenAI-compatible endpoint. A clean
@@ -41,7 +45,7 @@ export function openaiAgent(builder: AgentBuilder): EvalAgent {
       signal.throwIfAborted();
       if (c.variant !== CLEAN_VARIANT || c.recorded) await stageDrafts(platform, scope, collectStack(c.start, { draft: true }));
       const r = await builder.build({ platform, scope, prompt: c.prompt, maxRounds: c.maxRounds, signal });
-      if (r.error !== undefined && RATE_LIMITED.test(r.error)) throw new RateLimitedError(r.error);
+      if (r.error !== undefined && r.errorStatus === 429) throw new RateLimitedError(r.error);
       return { sessionId: r.session.id, usage: r.usage, ...(r.error !== undefined ? { error: r.error } : {}) };
     },
   };

@@ -20,7 +20,12 @@ export function evalAgentsFrom(env: Readonly<Record<string, string | undefined>>
       endpoint: client.endpoint,
       build: async ({ platform, scope, prompt, maxRounds, signal }) => {
         const r = await runBuild({ platform, scope, prompt, client, bounds: { maxRounds }, signal });
-        return { session: r.session, usage: { tokensIn: r.usage.tokensIn, tokensOut: r.usage.tokensOut, costUsd: r.usage.costUsd }, error: r.error };
+        return {
+          session: r.session,
+          usage: { tokensIn: r.usage.tokensIn, tokensOut: r.usage.tokensOut, costUsd: r.usage.costUsd },
+          error: r.error,
+          errorStatus: r.errorStatus,
+        };
       },
     });
   };
