@@ -38,12 +38,13 @@ Exit codes: 0 ran (failures are results, not errors), 100 the pass rate is below
 export const EVAL_WORKER_SUMMARY = 'take eval attempts off the PostgreSQL queue (bvl eval --queue) and run them';
 
 /** `bvl eval-worker --help`. */
-export const EVAL_WORKER_USAGE = `usage: bvl eval-worker [--concurrency n] [--cases-dir dir] [--timeout s] [--idle-exit s]
+export const EVAL_WORKER_USAGE = `usage: bvl eval-worker [--concurrency n] [--cases-dir dir] [--timeout s] [--idle-exit s] [--poll s]
 
   --concurrency <n>    attempts at once (default 1)
   --cases-dir <dir>    the golden cases a nightly batch is made of (default evals/golden)
   --timeout <s>        time limit per attempt in seconds (default 600)
   --idle-exit <s>      exit after s seconds without a job (default: run until SIGINT/SIGTERM)
+  --poll <s>           seconds between looks at an empty queue (default 2, at least 0.5)
   -h, --help           show this help
 
 Needs DATABASE_URL (the queue lives in the same PostgreSQL database, pg-boss schema $BVL_QUEUE_SCHEMA or

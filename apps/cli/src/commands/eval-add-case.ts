@@ -1,14 +1,14 @@
 import { recordCase } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { UsageError } from '../parse-args.ts';
-import { DEFAULT_CASES_DIR, parseEvalFlags, resolvePath, withEvalDatabase } from './eval-shared.ts';
+import { parseCommandArgs, UsageError } from '../parse-args.ts';
+import { DEFAULT_CASES_DIR, resolvePath, withEvalDatabase } from './eval-shared.ts';
 
 /**
  * `bvl eval add-case --from-session <id>`: a failed build session becomes a golden case (its goal
  * as the prompt, the state it left as the starting point, the errors it left as `issues_absent`).
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseEvalFlags(
+  const { values, positionals } = parseCommandArgs(
     argv,
     {
       'from-session': { type: 'string' },

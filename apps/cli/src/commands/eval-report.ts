@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { loadEvalReport, renderEvalReport } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { UsageError } from '../parse-args.ts';
-import { intFlag, parseEvalFlags, resolvePath, withEvalDatabase } from './eval-shared.ts';
+import { parseCommandArgs, UsageError } from '../parse-args.ts';
+import { intFlag, resolvePath, withEvalDatabase } from './eval-shared.ts';
 
 /** `bvl eval report`: the self-contained HTML report of a batch (the latest by default), to a file. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseEvalFlags(
+  const { values, positionals } = parseCommandArgs(
     argv,
     {
       batch: { type: 'string' },

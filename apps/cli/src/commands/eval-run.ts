@@ -26,7 +26,7 @@ import {
 } from '@bvl/eval-runner';
 import type { Platform } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { UsageError } from '../parse-args.ts';
+import { parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { EVAL_AGENT_NAMES, evalAgentsFrom } from './eval-agents.ts';
 import {
   DEFAULT_CASES_DIR,
@@ -34,7 +34,6 @@ import {
   gitCommit,
   intFlag,
   numberFlag,
-  parseEvalFlags,
   queueDatabase,
   resolvePath,
   withEvalDatabase,
@@ -60,7 +59,7 @@ const OPTIONS = {
   unschedule: { type: 'boolean' },
 } as const;
 
-type Values = ReturnType<typeof parseEvalFlags<typeof OPTIONS>>['values'];
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
 
 /** The parsed flags of a suite run. */
 interface EvalFlags {
@@ -79,8 +78,7 @@ interface EvalFlags {
 }
 
 function parseFlags(values: Values, io: CliIo): EvalFlags {
-  const format = values.format ?? 'pretty';
-  if (format !== 'pretty' && format !== 'json') throw new UsageError(`--format must be pretty or json (got ${JSON.stringify(format)})`);
+  const format = parseFormat(values.format, ['pretty', 'json']);
   const defects = values.defects ?? 'all';
   if (!(DEFECT_FILTERS as readonly string[]).includes(defects))
     throw new UsageError(`--defects must be one of ${DEFECT_FILTERS.join(', ')} (got ${JSON.stringify(defects)})`);
@@ -130,7 +128,7 @@ async function selectCases(flags: EvalFlags): Promise<GoldenCase[]> {
 
 /** `bvl eval`: runs the golden suite (or continues a batch, or queues it), then reports and compares. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseEvalFlags(argv, OPTIONS, 'eval');
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'eval');
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}; bvl eval takes flags, or the subcommands report and add-case`);
   const flags = parseFlags(values, io);

@@ -1,25 +1,10 @@
 import { execFile } from 'node:child_process';
 import { isAbsolute, join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { EvalRunError } from '@bvl/eval-runner';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { UsageError } from '../parse-args.ts';
-
-/** A flag an eval command takes. */
-export type EvalFlagSpec = { readonly type: 'string' | 'boolean'; readonly short?: string };
-
-/**
- * Parses an eval command's flags strictly: an unknown flag is a usage error naming the command's
- * help. (Kept here rather than shared, so these commands do not depend on the CLI's flag parser.)
- */
-export function parseEvalFlags<const T extends Record<string, EvalFlagSpec>>(argv: string[], options: T, command: string) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message} (bvl ${command} --help lists the flags)`);
-  }
-}
 
 /** Where the golden cases are when --cases-dir is absent. */
 export const DEFAULT_CASES_DIR = 'evals/golden';

@@ -1,8 +1,8 @@
 import { duration, type EvalQueue, loadGoldenCases, openEvalQueue, runEvalWorker, type WorkerEvent, workerName } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { UsageError } from '../parse-args.ts';
+import { parseCommandArgs, UsageError } from '../parse-args.ts';
 import { evalAgentsFrom } from './eval-agents.ts';
-import { DEFAULT_CASES_DIR, gitCommit, intFlag, numberFlag, openDatabase, parseEvalFlags, queueDatabase, resolvePath, withInterrupt } from './eval-shared.ts';
+import { DEFAULT_CASES_DIR, gitCommit, intFlag, numberFlag, openDatabase, queueDatabase, resolvePath, withInterrupt } from './eval-shared.ts';
 
 const describe = (e: WorkerEvent): string => {
   switch (e.kind) {
@@ -27,7 +27,7 @@ const describe = (e: WorkerEvent): string => {
  * or, with --idle-exit, until it has had nothing to do for that long.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseEvalFlags(
+  const { values, positionals } = parseCommandArgs(
     argv,
     {
       concurrency: { type: 'string' },
