@@ -10,6 +10,7 @@ const DATABASE_SUITES = [
   'src/golden-publish.test.ts',
   'src/run-evals.test.ts',
   'src/run-record-case.test.ts',
+  'src/run-openai-agent.test.ts',
   'src/openai-agent.e2e.test.ts',
 ];
 // The job queue is pg-boss, which needs PostgreSQL: it runs in the postgres project only.

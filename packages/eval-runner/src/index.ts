@@ -53,6 +53,7 @@ export {
   evalCaseOf,
   type PlanEntry,
   planEntries,
+  plannedAttempts,
 } from './plan-attempts.ts';
 export { type EvalReportInput, renderEvalReport } from './render-eval-report.ts';
 export { type AdaptivePoolOptions, type BackoffOptions, type PoolEvent, runAdaptivePool } from './run-adaptive-pool.ts';
@@ -97,7 +98,7 @@ export {
 export { type AgentBuilder, openaiAgent } from './run-openai-agent.ts';
 export { type RecordCaseInput, type RecordedCase, recordCase } from './run-record-case.ts';
 export { stackDocument } from './stack-document.ts';
-export { type AttemptOutcome, type BatchSummary, type EntrySummary, summarizeBatch } from './summarize-batch.ts';
+export { type AttemptOutcome, type BatchSummary, type EntrySummary, passRate, summarizeBatch } from './summarize-batch.ts';
 export {
   type AppSummary,
   type DashboardSummary,

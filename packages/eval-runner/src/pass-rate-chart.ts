@@ -1,11 +1,11 @@
+import { escapeHtml as esc } from '@bvl/render-contract';
+
 /** One point of the pass-rate chart: a batch and its pass rate (null when nothing was graded). */
 export interface RatePoint {
   readonly batch: number;
   readonly passRate: number | null;
   readonly label?: string | undefined;
 }
-
-const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
 /**
  * The pass rate over the last batches as an inline SVG (pure, no script, no external resource): a

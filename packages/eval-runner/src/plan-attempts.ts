@@ -42,6 +42,9 @@ export function planAttempts(entries: readonly PlanEntry[], epochs: number): Att
   return out;
 }
 
+/** How many attempts a batch plans: every entry in every epoch. */
+export const plannedAttempts = (batch: { readonly plan: readonly PlanEntry[]; readonly epochs: number }): number => batch.plan.length * batch.epochs;
+
 /** A stable string for an attempt (map keys, logs). */
 export const attemptId = (k: AttemptKey): string => `${k.case}/${k.variant}#${k.epoch}`;
 

@@ -1,3 +1,4 @@
+import { escapeHtml as esc } from '@bvl/render-contract';
 import type { Comparison } from './compare-batches.ts';
 import { duration, entryStatus, percent } from './format-eval-summary.ts';
 import { passRateChart, type RatePoint } from './pass-rate-chart.ts';
@@ -14,14 +15,6 @@ export interface EvalReportInput {
   readonly history: readonly RatePoint[];
   readonly comparison: Comparison | null;
 }
-
-const esc = (v: unknown) =>
-  String(v ?? '')
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#111}

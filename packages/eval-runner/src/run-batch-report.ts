@@ -4,7 +4,7 @@ import type { RatePoint } from './pass-rate-chart.ts';
 import type { EvalReportInput } from './render-eval-report.ts';
 import { countAttempts, type EvalBatch, getBatch, listAttempts, listBatches, type StoredAttempt } from './run-eval-store.ts';
 import { EvalRunError } from './run-evals.ts';
-import { type BatchSummary, summarizeBatch } from './summarize-batch.ts';
+import { type BatchSummary, passRate, summarizeBatch } from './summarize-batch.ts';
 
 /** A stored batch summarized from its rows. */
 export async function summarizeStoredBatch(
@@ -44,9 +44,8 @@ export async function passRateHistory(ctx: PlatformContext, batch: EvalBatch, li
   const earlier = await listBatches(ctx, { suite: batch.suite, agent: batch.agent, before: batch.id + 1, limit });
   const points: RatePoint[] = [];
   for (const b of earlier.reverse()) {
-    const c = await countAttempts(ctx, b.id);
-    const graded = c.pass + c.fail + c.limit;
-    points.push({ batch: b.id, passRate: graded > 0 ? c.pass / graded : null, label: b.createdAt.slice(0, 10) });
+    const { byStatus } = await countAttempts(ctx, b.id);
+    points.push({ batch: b.id, passRate: passRate(byStatus), label: b.createdAt.slice(0, 10) });
   }
   return points;
 }

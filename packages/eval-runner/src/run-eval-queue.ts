@@ -1,9 +1,9 @@
 import type { PlatformContext } from '@bvl/platform';
 import PgBoss from 'pg-boss';
-import type { EvalAgent } from './eval-agent.ts';
+import { type EvalAgent, RateLimitedError } from './eval-agent.ts';
 import type { GoldenCase } from './golden-case.ts';
 import type { EvalStatus } from './grade-attempt.ts';
-import { type AttemptKey, attemptId, attemptTenant, type DefectFilter, evalCaseOf, planAttempts, planEntries } from './plan-attempts.ts';
+import { type AttemptKey, attemptId, attemptTenant, type DefectFilter, evalCaseOf, planAttempts, planEntries, plannedAttempts } from './plan-attempts.ts';
 import { AttemptAbandoned, DEFAULT_ATTEMPT_TIMEOUT_MS, runAttempt } from './run-attempt.ts';
 import {
   type AttemptRecord,
@@ -241,7 +241,7 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
         });
       } catch (e) {
         if (e instanceof AttemptAbandoned) throw e; // the job goes back on the queue
-        if ((e as Error)?.name !== 'RateLimitedError') throw e;
+        if (!(e instanceof RateLimitedError)) throw e;
         if (job.retryCount < job.retryLimit) {
           const waitMs = (e as { retryAfterMs?: number }).retryAfterMs ?? 5_000 * 2 ** job.retryCount;
           input.onEvent?.({ kind: 'rate_limited', batch: id, key, waitMs });
@@ -253,8 +253,7 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
       await saveAttempt(platform, entry.batch, record);
       done++;
       input.onEvent?.({ kind: 'attempt', batch: id, key, status: record.status, latencyMs: record.latencyMs });
-      const counts = await countAttempts(platform, id);
-      if (Object.values(counts).reduce((a, b) => a + b, 0) >= entry.batch.plan.length * entry.batch.epochs) {
+      if ((await countAttempts(platform, id)).recorded >= plannedAttempts(entry.batch)) {
         await finishBatch(platform, id);
         await sweepEvalTenants(platform);
         input.onEvent?.({ kind: 'finished', batch: id });
@@ -281,7 +280,7 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
         try {
           await attempt(job);
         } catch (e) {
-          if (!(e instanceof AttemptAbandoned) && (e as Error)?.name !== 'RateLimitedError')
+          if (!(e instanceof AttemptAbandoned) && !(e instanceof RateLimitedError))
             input.onEvent?.({ kind: 'failed', error: `${attemptId(job.data)} of batch ${job.data.batch}: ${(e as Error)?.message ?? String(e)}` });
           throw e;
         } finally {
@@ -312,7 +311,7 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
           defects: r.defects,
           timeoutMs: input.timeoutMs,
         });
-        input.onEvent?.({ kind: 'nightly', batch: batch.id, attempts: batch.plan.length * batch.epochs });
+        input.onEvent?.({ kind: 'nightly', batch: batch.id, attempts: plannedAttempts(batch) });
       }
     });
   }
@@ -343,11 +342,10 @@ export async function waitForBatch(
   batch: EvalBatch,
   options: { readonly signal?: AbortSignal; readonly onCounts?: (counts: Record<EvalStatus, number>, done: number, total: number) => void } = {},
 ): Promise<boolean> {
-  const total = batch.plan.length * batch.epochs;
+  const total = plannedAttempts(batch);
   let last = -1;
   while (!options.signal?.aborted) {
-    const counts = await countAttempts(ctx, batch.id);
-    const done = Object.values(counts).reduce((a, b) => a + b, 0);
+    const { byStatus: counts, recorded: done } = await countAttempts(ctx, batch.id);
     if (done !== last) options.onCounts?.(counts, done, total);
     last = done;
     if (done >= total) {

@@ -5,7 +5,7 @@ import type { Evidence } from './evidence.ts';
 import { type CaseFile, CaseFileSchema, type GoldenCase } from './golden-case.ts';
 import type { AssertionResult } from './grade.ts';
 import type { EvalStatus } from './grade-attempt.ts';
-import { type AttemptKey, batchOfTenant, EVAL_TENANT_PREFIX, type PlanEntry } from './plan-attempts.ts';
+import { type AttemptKey, attemptId, batchOfTenant, EVAL_TENANT_PREFIX, type PlanEntry, plannedAttempts } from './plan-attempts.ts';
 import type { AttemptOutcome } from './summarize-batch.ts';
 
 /** Who ran a batch: the agent, its model and endpoint, and the code under test. */
@@ -126,7 +126,7 @@ export async function createBatch(
       endpoint: input.endpoint ?? null,
       git_commit: input.gitCommit ?? null,
       epochs: input.epochs,
-      attempts: input.plan.length * input.epochs,
+      attempts: plannedAttempts(input),
       plan: JSON.stringify(input.plan),
       status: input.status,
       created_at: at,
@@ -218,7 +218,7 @@ export async function finishedAttempts(ctx: PlatformContext, batch: number): Pro
     .where('batch_id', '=', batch)
     .where('status', '!=', 'error')
     .execute();
-  return new Set(rows.map((r) => `${r.case_name}/${r.variant}#${r.epoch}`));
+  return new Set(rows.map((r) => attemptId({ case: r.case_name, variant: r.variant, epoch: r.epoch })));
 }
 
 /** A batch's attempts, in plan order of case, variant and epoch; `full` adds assertions, issues and evidence. */
@@ -337,15 +337,18 @@ export async function sweepEvalTenants(ctx: PlatformContext, options: { readonly
   return dropped;
 }
 
-/** Rows per status of a batch (one query; the queue's "is it done" check). */
-export async function countAttempts(ctx: PlatformContext, batch: number): Promise<Record<EvalStatus, number>> {
+/** A batch's recorded attempts, per status and in all (one query; "is it done" compares `recorded` with plannedAttempts). */
+export async function countAttempts(
+  ctx: PlatformContext,
+  batch: number,
+): Promise<{ readonly byStatus: Record<EvalStatus, number>; readonly recorded: number }> {
   const rows = await ctx.db
     .selectFrom('bvl.ai_eval_runs')
     .select(['status', sql<number>`count(*)::int`.as('n')])
     .where('batch_id', '=', batch)
     .groupBy('status')
     .execute();
-  const out: Record<EvalStatus, number> = { pass: 0, fail: 0, error: 0, limit: 0 };
-  for (const r of rows) out[r.status] = Number(r.n);
-  return out;
+  const byStatus: Record<EvalStatus, number> = { pass: 0, fail: 0, error: 0, limit: 0 };
+  for (const r of rows) byStatus[r.status] = Number(r.n);
+  return { byStatus, recorded: byStatus.pass + byStatus.fail + byStatus.error + byStatus.limit };
 }

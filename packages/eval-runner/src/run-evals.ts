@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { PlatformContext } from '@bvl/platform';
-import type { EvalAgent } from './eval-agent.ts';
+import { type EvalAgent, RateLimitedError } from './eval-agent.ts';
 import type { GoldenCase } from './golden-case.ts';
 import type { EvalStatus } from './grade-attempt.ts';
 import { type AttemptKey, attemptId, attemptTenant, type DefectFilter, evalCaseOf, planAttempts, planEntries } from './plan-attempts.ts';
@@ -194,7 +194,7 @@ export async function runEvals(input: RunEvalsInput): Promise<EvalRunResult> {
           });
         } catch (e) {
           if (e instanceof AttemptAbandoned) return;
-          if ((e as Error)?.name === 'RateLimitedError') throw e;
+          if (e instanceof RateLimitedError) throw e;
           r = unfinishedRecord(caseOf(key), key, 'error', `infrastructure: ${(e as Error)?.message ?? String(e)}`, worker);
         }
         await record(key, r);
@@ -203,7 +203,7 @@ export async function runEvals(input: RunEvalsInput): Promise<EvalRunResult> {
   } finally {
     clearInterval(beat);
   }
-  const recorded = Object.values(await countAttempts(platform, batch.id)).reduce((a, b) => a + b, 0);
+  const { recorded } = await countAttempts(platform, batch.id);
   const complete = !input.signal?.aborted && recorded >= all.length;
   if (complete) await finishBatch(platform, batch.id);
   const attempts = await listAttempts(platform, batch);

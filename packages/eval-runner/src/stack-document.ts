@@ -1,14 +1,12 @@
 import { type ArtifactType, type RawArtifact, STACK_KEYS } from '@bvl/metadata';
+import { parsePointer } from '@bvl/verify';
 import type { Blueprint } from './golden-case.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Sets `value` at an RFC 6901 pointer inside `doc`, creating objects on the way. */
 function setAt(doc: Record<string, unknown>, pointer: string, value: unknown): void {
-  const parts = pointer
-    .split('/')
-    .slice(1)
-    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const parts = parsePointer(pointer);
   let at = doc;
   for (const p of parts.slice(0, -1)) {
     if (!isRecord(at[p])) at[p] = {};

@@ -1,6 +1,6 @@
 import type { EvalStatus } from './grade-attempt.ts';
 import { passAtK, passHatK } from './pass-at-k.ts';
-import type { PlanEntry } from './plan-attempts.ts';
+import { type PlanEntry, plannedAttempts } from './plan-attempts.ts';
 
 /** What a summary reads of one attempt. */
 export interface AttemptOutcome {
@@ -53,6 +53,12 @@ export interface BatchSummary {
   readonly meanLatencyMs: number | null;
 }
 
+/** The pass rate: passing attempts over graded ones (pass, fail, limit; an `error` is the infrastructure's); null when none was graded. */
+export function passRate(c: Readonly<Record<EvalStatus, number>>): number | null {
+  const graded = c.pass + c.fail + c.limit;
+  return graded > 0 ? c.pass / graded : null;
+}
+
 const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 const key = (c: string, v: string) => `${c}\u0000${v}`;
 
@@ -91,17 +97,14 @@ export function summarizeBatch(plan: readonly PlanEntry[], epochs: number, outco
     };
   });
   const all = (s: EvalStatus) => outcomes.filter((o) => o.status === s).length;
-  const graded = outcomes.length - all('error');
+  const counts = { pass: all('pass'), fail: all('fail'), error: all('error'), limit: all('limit') };
   const estimates = (pick: (e: EntrySummary) => number | null) => mean(entries.map(pick).filter((x): x is number => x !== null));
   return {
     entries,
-    planned: plan.length * epochs,
+    planned: plannedAttempts({ plan, epochs }),
     attempts: outcomes.length,
-    pass: all('pass'),
-    fail: all('fail'),
-    error: all('error'),
-    limit: all('limit'),
-    passRate: graded > 0 ? all('pass') / graded : null,
+    ...counts,
+    passRate: passRate(counts),
     passAt1: estimates((e) => e.passAt1),
     passAtK: estimates((e) => e.passAtK),
     passHatK: estimates((e) => e.passHatK),

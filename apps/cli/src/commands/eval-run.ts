@@ -17,6 +17,7 @@ import {
   getBatch,
   loadGoldenCases,
   openEvalQueue,
+  plannedAttempts,
   runEvals,
   type StoredAttempt,
   scheduleNightly,
@@ -318,7 +319,7 @@ async function queued(platform: Platform, io: CliIo, flags: EvalFlags, values: V
       defects: flags.defects,
       timeoutMs: flags.timeoutMs,
     });
-    const total = batch.plan.length * batch.epochs;
+    const total = plannedAttempts(batch);
     io.stderr(`bvl eval: batch ${batch.id} queued — ${total} attempts; bvl eval-worker processes (any number, any machine) run them\n`);
     if (!values.wait) {
       if (flags.format === 'json') io.stdout(`${JSON.stringify({ batch: batch.id, queued: total }, null, 2)}\n`);
