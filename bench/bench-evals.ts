@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { blueprintAgent, enqueueBatch, type GoldenCase, loadGoldenCases, openEvalQueue, runEvals, waitForBatch } from '@bvl/eval-runner';
+import { blueprintAgent, enqueueBatch, type GoldenCase, loadGoldenCases, openEvalQueue, plannedAttempts, runEvals, waitForBatch } from '@bvl/eval-runner';
 import { openPlatform, type Platform } from '@bvl/platform';
 import { sql } from 'kysely';
 
@@ -44,7 +44,7 @@ async function queued(platform: Platform, url: string, cases: GoldenCase[], work
     const batch = await enqueueBatch(platform, queue, { suite: suite(`queue${workers}`), agent: 'blueprint', cases });
     await waitForBatch(platform, batch);
     const wall = performance.now() - t0;
-    log(`queue, ${workers} worker process${workers === 1 ? '' : 'es'}: ${batch.plan.length} attempts in ${(wall / 1000).toFixed(1)} s`);
+    log(`queue, ${workers} worker process${workers === 1 ? '' : 'es'}: ${plannedAttempts(batch)} attempts in ${(wall / 1000).toFixed(1)} s`);
     return wall;
   } finally {
     for (const p of procs) p.kill('SIGTERM');
