@@ -3,10 +3,10 @@
 import type { AddressInfo } from 'node:net';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
 import { serve } from '@hono/node-server';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import pino from 'pino';
 import { createApp, type Limits } from './create-app.ts';
 import { createLocalMcp } from './local/create-local-mcp.ts';
+import { LineStdioTransport } from './local/line-stdio-transport.ts';
 import { DEMO, findExample, stageDemo } from './run-demo.ts';
 import { createToken, listTokens, revokeToken, type TokenInfo } from './run-tokens.ts';
 
@@ -118,17 +118,25 @@ export const revokeTokenById = (env: ServeOptions['env'], cwd: string, tenant: s
   withPlatform(env, cwd, (p) => revokeToken(p, { tenant, id }));
 
 /**
- * `bvl mcp`: the local tools (verify, fix, publish, card over a folder or stack file) on stdio until
- * the client closes it. stdout carries the protocol only; publish opens the local database per call.
+ * `bvl mcp`: the local tools (verify, fix, publish, card over a folder or stack file inside `cwd`)
+ * on stdio until the client closes it. stdout carries the protocol only; refused input lines are
+ * logged on stderr; publish opens the local database per call.
  */
-export async function runMcpStdio(options: { readonly env: ServeOptions['env']; readonly cwd: string; readonly version: string }): Promise<void> {
+export async function runMcpStdio(options: {
+  readonly env: ServeOptions['env'];
+  readonly cwd: string;
+  readonly version: string;
+  readonly stdin?: NodeJS.ReadableStream | undefined;
+  readonly stdout?: NodeJS.WritableStream | undefined;
+  readonly stderr?: NodeJS.WritableStream | undefined;
+}): Promise<void> {
   const server = createLocalMcp({ ...options, openPlatform: () => openPlatform(platformOptionsFromEnv(options.env, options.cwd)) });
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
-  await new Promise<void>((done) => {
-    server.server.onclose = () => done();
-    process.stdin.once('end', () => done());
-    process.stdin.once('close', () => done());
+  const stderr = options.stderr ?? process.stderr;
+  const transport = new LineStdioTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout, { log: (line) => stderr.write(`${line}\n`) });
+  const closed = new Promise<void>((done) => {
+    transport.onclose = () => done();
   });
+  await server.connect(transport);
+  await closed;
   await server.close().catch(() => {});
 }

@@ -1,4 +1,5 @@
 import { type ArtifactSet, type ArtifactSource, type ArtifactType, artifactKey, type LoadProblem, type RawArtifact, type SourceNotice } from './artifact.ts';
+import { describeJsonSyntaxError } from './describe-json-syntax-error.ts';
 import { didYouMean } from './edit-distance.ts';
 import { childPointer, pointer } from './json-pointer.ts';
 import { navTypeNotices } from './nav-type-notices.ts';
@@ -438,12 +439,12 @@ export function collectFolder(files: readonly FolderFile[], options: { readonly 
     let body: unknown;
     try {
       body = JSON.parse(f.text);
-    } catch (e) {
+    } catch {
       c.problems.push({
         code: 'invalid_artifact',
         type,
         name: stem,
-        message: `${f.path} is not valid JSON: ${(e as Error).message}.`,
+        message: `${f.path} is not valid JSON: ${describeJsonSyntaxError(f.text)}.`,
         fix: `Fix the JSON syntax of ${f.path}.`,
         draft: options.draft ?? false,
         source: { file, pointer: '' },

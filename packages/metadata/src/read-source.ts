@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { ArtifactSet, SourceNotice } from './artifact.ts';
 import { collectFolder, collectStack, FOLDER_DIRS, type FolderFile } from './collect-artifacts.ts';
+import { describeJsonSyntaxError } from './describe-json-syntax-error.ts';
 import { didYouMean } from './edit-distance.ts';
 import { INPUT_LIMITS, scanJson, setProblem, shapeProblem } from './input-bounds.ts';
 
@@ -66,8 +67,8 @@ function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
-  } catch (e) {
-    throw new SourceError(`${file} is not valid JSON: ${(e as Error).message}`);
+  } catch {
+    throw new SourceError(`${file} is not valid JSON: ${describeJsonSyntaxError(text)}`);
   }
   return bounded(file, collectStack(doc, { file, draft }));
 }
@@ -120,7 +121,11 @@ async function readFolder(
     for (const f of inner) {
       const rel = `${dir.name}/${f.name}`;
       if (!f.isFile() && !f.isDirectory() && f.name.endsWith('.json'))
-        throw new SourceError(`cannot read ${label}: ${rel} is not a regular file (a FIFO, socket or device)`);
+        throw new SourceError(
+          f.isSymbolicLink()
+            ? `cannot read ${label}: ${rel} is a symbolic link; bvl reads only the regular files of a folder (copy the file in)`
+            : `cannot read ${label}: ${rel} is not a regular file (a FIFO, socket or device)`,
+        );
       if (!f.isFile() || !f.name.endsWith('.json')) {
         if (!f.name.startsWith('.'))
           notices.push({

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { ArtifactRef, BuildIssue, JsonPatchOp } from '@bvl/build-issue';
 import { readSource } from '@bvl/metadata';
 import { fixTexts, verify } from '@bvl/verify';
-import type { LocalSource } from './load-files.ts';
+import { confineTo } from './confine-path.ts';
+import { confineSource, type LocalSource } from './load-files.ts';
 
 /** A value the fixer changed in a file; `path` is the RFC 6901 pointer into that file. */
 export interface FileChange {
@@ -47,6 +48,7 @@ export async function fixFiles(
   source: LocalSource,
   options: { readonly unsafe?: boolean | undefined; readonly dryRun?: boolean | undefined } = {},
 ): Promise<FixFilesResult> {
+  await confineSource(cwd, source);
   const result = await fixTexts(
     async (changed) => {
       const published = await readSource(source.path, { cwd, overrides: changed });
@@ -56,7 +58,12 @@ export async function fixFiles(
     },
     { unsafe: options.unsafe },
   );
-  if (!options.dryRun) for (const file of result.files) await writeFile(resolve(cwd, file), result.current.get(file)!);
+  if (!options.dryRun) {
+    // Every file is checked before the first is written: the fix lands whole inside the folder, or not at all.
+    const folder = confineTo(cwd);
+    for (const file of result.files) await folder.check(file);
+    for (const file of result.files) await writeFile(resolve(cwd, file), result.current.get(file)!);
+  }
   const skipped: SkippedPatch[] = result.skipped.map((s) => ({
     artifact: s.issue.artifact,
     code: s.issue.code,

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type ArtifactSet, readSource } from '@bvl/metadata';
+import { confineTo } from './confine-path.ts';
 
 /** What a local tool reads: a stack JSON file or a per-artifact folder, and optionally drafts over it. */
 export interface LocalSource {
@@ -19,8 +20,12 @@ export interface LoadedFiles {
 
 const isFolder = async (cwd: string, path: string) => (await stat(resolve(cwd, path)).catch(() => undefined))?.isDirectory() ?? false;
 
-/** Reads the app and its drafts the way `bvl verify` does (SourceError when a source cannot be read at all). */
+/**
+ * Reads the app and its drafts the way `bvl verify` does (SourceError when a source cannot be read
+ * at all, or lies outside `cwd`: see {@link confineTo}).
+ */
 export async function loadFiles(cwd: string, source: LocalSource): Promise<LoadedFiles> {
+  await confineSource(cwd, source);
   const published = await readSource(source.path, { cwd });
   const drafts = source.drafts !== undefined ? await readSource(source.drafts, { draft: true, cwd }) : undefined;
   return {
@@ -28,4 +33,11 @@ export async function loadFiles(cwd: string, source: LocalSource): Promise<Loade
     drafts,
     folders: { published: await isFolder(cwd, source.path), drafts: source.drafts !== undefined && (await isFolder(cwd, source.drafts)) },
   };
+}
+
+/** Refuses a source whose app or drafts path resolves outside `cwd`, before anything is read. */
+export async function confineSource(cwd: string, source: LocalSource): Promise<void> {
+  const folder = confineTo(cwd);
+  await folder.check(source.path);
+  if (source.drafts !== undefined) await folder.check(source.drafts);
 }

@@ -1,7 +1,11 @@
 // `bvl mcp` spawned over stdio (the built binary, as an MCP client launches it) on a copy of the
 // example: verify returns the broken build as structured content, fix repairs the files, publish to
-// the local embedded database is refused while an L1/L2 error remains, then succeeds.
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+// the local embedded database is refused while an L1/L2 error remains, then succeeds. Every tool
+// stays inside the folder it serves (.., absolute paths and symbolic links that lead out are refused
+// without a byte of what is there), and raw pipes prove the line bounds: -32700 for a line that is
+// not JSON, an error with the request's id for a line over the limit, the server still answering.
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,13 +15,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = join(import.meta.dirname, '../../bin/bvl.js');
 const EXAMPLE = join(import.meta.dirname, '../../../../examples/expense-tracker');
+let base: string;
 let cwd: string;
+let outside: string;
 let client: Client;
 let stderr = '';
+/** What lies outside the served folder: a stack with a fixable issue, and text that is no JSON. */
+const SECRET = 'root:x:0:0:s3cret-first-bytes';
+let outsideStack = '';
 
 beforeAll(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'bvl-mcp-'));
+  base = await mkdtemp(join(tmpdir(), 'bvl-mcp-'));
+  cwd = join(base, 'work');
+  outside = join(base, 'outside');
   await cp(EXAMPLE, cwd, { recursive: true });
+  await cp(EXAMPLE, outside, { recursive: true });
+  await writeFile(join(outside, 'passwd'), `${SECRET}\n`);
+  const dashboard = JSON.parse(await readFile(join(EXAMPLE, 'drafts/dashboards/exp_spending.json'), 'utf8'));
+  const objects = await Promise.all(
+    ['exp_expense', 'exp_category', 'exp_report'].map(async (o) => JSON.parse(await readFile(join(EXAMPLE, `app/objects/${o}.json`), 'utf8'))),
+  );
+  const dataset = JSON.parse(await readFile(join(EXAMPLE, 'app/datasets/exp_expense_metrics.json'), 'utf8'));
+  outsideStack = JSON.stringify({ objects, datasets: [dataset], dashboards: [dashboard] }, null, 2);
+  await writeFile(join(outside, 'stack.json'), outsideStack);
+  // Links inside the served folder that lead out of it, and one that stays inside.
+  await symlink(join(outside, 'passwd'), join(cwd, 'passwd.json'));
+  await symlink(outside, join(cwd, 'elsewhere'));
+  await symlink(join(cwd, 'app'), join(cwd, 'app-link'));
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd, env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
   transport.stderr?.on('data', (d) => (stderr += String(d)));
   client = new Client({ name: 'bvl-test', version: '1.0.0' });
@@ -25,7 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client?.close();
-  await rm(cwd, { recursive: true, force: true });
+  await rm(base, { recursive: true, force: true });
 });
 
 const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -79,5 +103,101 @@ describe('bvl mcp (stdio)', () => {
     expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(/^invalid_request: cannot read nope: no such file or directory/);
     expect((await call('verify', { path: 'app' })).structuredContent).toMatchObject({ ok: true });
     expect(stderr).toBe('');
+  });
+});
+
+describe('bvl mcp stays inside the folder it serves', () => {
+  const text = (r: CallToolResult) => (r.content as Array<{ text: string }>)[0]!.text;
+  // Built when the test runs: `outside` is known only then.
+  const refusals: Array<[string, Record<string, unknown> | (() => Record<string, unknown>)]> = [
+    ['a file outside by ..', { path: '../outside/passwd' }],
+    ['an absolute path outside', () => ({ path: join(outside, 'passwd') })],
+    ['a symbolic link inside that leads out', { path: 'passwd.json' }],
+    ['a folder reached through a link that leads out', { path: 'elsewhere/app' }],
+    ['drafts outside', { path: 'app', drafts: '../outside/drafts' }],
+    ['a stack file outside', { path: '../outside/stack.json' }],
+  ];
+  for (const [what, args] of refusals)
+    it(`refuses ${what}, naming the path, never the content`, async () => {
+      for (const tool of ['verify', 'card', 'fix', 'publish']) {
+        const r = await call(tool, typeof args === 'function' ? args() : args);
+        expect(r.isError, `${tool} ${what}`).toBe(true);
+        expect(text(r)).toMatch(/^invalid_request: .* is outside the folder bvl mcp serves/);
+        expect(text(r)).not.toContain('s3cret');
+        expect(text(r)).not.toContain('root:x');
+      }
+    });
+
+  it('fix on ../outside changes no file outside (the stack there has a safe fix to apply)', async () => {
+    for (const path of ['../outside/stack.json', join(outside, 'stack.json'), 'elsewhere/stack.json']) {
+      const r = await call('fix', { path });
+      expect(r.isError).toBe(true);
+    }
+    const dry = await call('fix', { path: '../outside/app', drafts: '../outside/drafts' });
+    expect(dry.isError).toBe(true);
+    expect(await readFile(join(outside, 'stack.json'), 'utf8')).toBe(outsideStack);
+    expect(await readFile(join(outside, 'drafts/dashboards/exp_spending.json'), 'utf8')).toBe(
+      await readFile(join(EXAMPLE, 'drafts/dashboards/exp_spending.json'), 'utf8'),
+    );
+  });
+
+  it('a link that stays inside the folder is followed, and so is an absolute path inside it', async () => {
+    expect((await call('verify', { path: 'app-link' })).structuredContent).toMatchObject({ ok: true });
+    expect((await call('verify', { path: join(cwd, 'app') })).structuredContent).toMatchObject({ ok: true });
+  });
+
+  it('a file inside that is not JSON is named with where it breaks, not with its bytes', async () => {
+    await writeFile(join(cwd, 'broken.json'), `${SECRET}\n`);
+    const r = await call('verify', { path: 'broken.json' });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toBe('invalid_request: broken.json is not valid JSON: an unexpected character at line 1, column 1');
+  });
+});
+
+/** `bvl mcp` as a child process on raw pipes: lines in, lines out, stderr kept. */
+function rawMcp() {
+  const child = spawn(process.execPath, [BIN, 'mcp'], { cwd, env: { PATH: process.env.PATH ?? '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (err += String(d)));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  /** Waits for the n-th line of output. */
+  const lines = async (n: number) => {
+    for (let i = 0; i < 600 && out.split('\n').filter(Boolean).length < n; i++) await new Promise((r) => setTimeout(r, 50));
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id?: unknown; result?: unknown; error?: { code: number; message: string } });
+  };
+  return { child, lines, stderr: () => err, exited };
+}
+
+describe('bvl mcp on stdio: bounded and answering', () => {
+  const init = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
+  const listTools = (id: number) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' })}\n`;
+
+  it('answers a malformed line with -32700 and a line over the limit with an error naming its id, logs both, and keeps serving', async () => {
+    const mcp = rawMcp();
+    mcp.child.stdin.write(init);
+    expect((await mcp.lines(1))[0]).toMatchObject({ id: 1, result: { serverInfo: { name: 'bvl' } } });
+    mcp.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    mcp.child.stdin.write(`{"jsonrpc": "2.0", "id": 2, "method": "tools/list" ${SECRET}\n`);
+    // 12 MiB in one line, as an agent pasting a file into an argument would send it.
+    const huge = JSON.stringify({ method: 'tools/call', params: { name: 'verify', arguments: { path: 'x'.repeat(12 * 1024 * 1024) } }, jsonrpc: '2.0', id: 3 });
+    mcp.child.stdin.write(`${huge}\n`);
+    mcp.child.stdin.write(listTools(4));
+    const replies = await mcp.lines(4);
+    expect(replies.slice(1).map((r) => [r.id, r.error?.code ?? 'result'])).toEqual([
+      [undefined, -32700],
+      [3, -32600],
+      [4, 'result'],
+    ]);
+    expect(JSON.stringify(replies)).not.toContain('s3cret');
+    expect(mcp.stderr()).toContain('bvl mcp: refused a line of');
+    expect(mcp.stderr()).toContain(`bvl mcp: refused a JSON-RPC line of ${huge.length} bytes: over the 4194304-byte limit (request id 3)`);
+    expect(mcp.stderr()).not.toContain('s3cret');
+    mcp.child.stdin.end();
+    expect(await mcp.exited).toBe(0);
   });
 });
