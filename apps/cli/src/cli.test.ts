@@ -123,14 +123,51 @@ describe('bvl verify manners', () => {
     const plain = await run(dir, ['verify', 'stack.json', '--format', 'json']);
     expect(JSON.parse(plain.out).issues.map((i: { code: string }) => i.code)).toEqual(['seed_insert_mode_replay']);
     expect(plain.code).toBe(0);
-    expect(JSON.parse((await run(dir, ['verify', 'stack.json', '--format', 'json', '-q'])).out).issues).toEqual([]);
+    expect(JSON.parse((await run(dir, ['verify', 'stack.json', '--format', 'json', '-q'])).out)).toMatchObject({ issues: [], hiddenWarnings: 1 });
     const strict = await run(dir, ['verify', 'stack.json', '--max-warnings', '0']);
     expect(strict.code).toBe(1);
-    expect(strict.out).toContain('✖ 1 warnings, more than --max-warnings 0');
+    expect(strict.out).toContain('✖ 1 warning, more than --max-warnings 0\n');
     expect((await run(dir, ['verify', 'stack.json', '--max-warnings', '1'])).code).toBe(0);
+    // -q changes what is printed, never the exit: the hidden warning still fails --max-warnings 0,
+    // and the summary says it is there.
+    const quietStrict = await run(dir, ['verify', 'stack.json', '-q', '--max-warnings', '0']);
+    expect(quietStrict.code).toBe(1);
+    expect(quietStrict.out).not.toContain('seed_insert_mode_replay');
+    expect(quietStrict.out).toContain('✖ 1 warning, more than --max-warnings 0 (not shown: -q prints errors only)');
+    const quietWithin = await run(dir, ['verify', 'stack.json', '-q', '--max-warnings', '1']);
+    expect(quietWithin.code).toBe(0);
+    expect(quietWithin.out).toContain('1 warning not shown (-q), within --max-warnings 1');
+    expect((await run(dir, ['verify', 'stack.json', '-q'])).out).toContain('1 warning not shown (-q)');
     const toFile = await run(dir, ['verify', 'stack.json', '--format', 'sarif', '-o', 'out.sarif']);
     expect(toFile.out).toBe('');
     expect(JSON.parse(readFileSync(join(dir, 'out.sarif'), 'utf8')).runs[0].results).toHaveLength(1);
+  });
+
+  it('prints escape bytes from the input as text in every command output (names, messages, notices, errors)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bvl-esc-'));
+    const esc = '\u001b]0;pwned\u0007\u001b[2J\u001b[31m';
+    writeFileSync(
+      join(dir, 'stack.json'),
+      JSON.stringify({
+        objects: [{ name: `o${esc}`, fields: { name: { type: 'text' } } }],
+        views: [{ list: { type: 'grid', data: { object: `o${esc}` }, columns: [`nme${esc}`] } }],
+      }),
+    );
+    const colored = await run(dir, ['verify', 'stack.json'], {}, { FORCE_COLOR: '1' });
+    expect(colored.code).toBe(1);
+    for (const text of [colored.out, colored.err]) {
+      // bvl's own colours are the only escape sequences; the input's are spelled out.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
+      expect(text.replace(/\u001b\[(?:0|1|2|4|31|32|33|36|31;1|33;1)m/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    }
+    expect(colored.out).toContain('\\u001b]0;pwned\\u0007\\u001b[2J\\u001b[31m');
+    // A file name and an error line too.
+    const bad = await run(dir, ['verify', `missing${esc}.json`]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe(`bvl: cannot read missing\\u001b]0;pwned\\u0007\\u001b[2J\\u001b[31m.json: no such file or directory\n`);
+    // JSON stays JSON, with the same strings.
+    const json = JSON.parse((await run(dir, ['verify', 'stack.json', '--format', 'json'])).out);
+    expect(json.issues.some((i: { message: string }) => i.message.includes(esc))).toBe(true);
   });
 
   it('reads a stack from standard input as -', async () => {

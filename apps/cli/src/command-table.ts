@@ -15,8 +15,8 @@ export interface CommandEntry {
 
 const REPORT_FLAGS = `  --format <f>         pretty (default), json, sarif or github
   -o, --output <file>  write the report to a file instead of standard output
-  -q, --quiet          report errors only, no warnings
-  --max-warnings <n>   exit 1 when there are more than n warnings
+  -q, --quiet          report errors only (warnings are still counted, and by --max-warnings)
+  --max-warnings <n>   exit 1 when there are more than n warnings, shown or not
   --all                print every issue (pretty output shows the first 50)
   -h, --help           show this help`;
 

@@ -18,8 +18,12 @@ const wantsHelp = (argv: readonly string[]): boolean => {
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 };
 
-/** Runs the CLI; returns the exit code. Anything unexpected is one clear line on stderr and exit 2. */
-export async function main(argv: string[], io: CliIo): Promise<number> {
+/**
+ * Runs the CLI; returns the exit code. Anything unexpected is one clear line on stderr and exit 2.
+ * Whatever a command prints passes terminalSafeIo: escape bytes from input never reach the terminal.
+ */
+export async function main(argv: string[], rawIo: CliIo): Promise<number> {
+  let io = rawIo;
   const [name, ...rest] = argv;
   if (name === undefined) {
     io.stderr(`${USAGE}\n`);
@@ -36,6 +40,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT.clean;
   }
   try {
+    // Loaded here, not statically: `bvl --help` prints only bvl's own text and stays light.
+    io = (await import('./terminal-safe.ts')).terminalSafeIo(rawIo);
     const entry = commandNamed(name);
     if (!entry) {
       // Loaded only on this error path: main must stay free of the packages the commands use.

@@ -8,6 +8,7 @@ import { noticeLine } from './check-input.ts';
 import { type CliIo, wantsColor } from './cli-io.ts';
 import type { Format } from './parse-args.ts';
 import { repoPaths } from './repo-root.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 /** Issues pretty output prints unless --all. */
 export const PRETTY_MAX = 50;
@@ -62,6 +63,7 @@ export function writeReport<R extends { readonly issues: readonly BuildIssue[] }
     const pre = options.preamble?.length ? `${options.preamble.join('\n')}\n` : '';
     text = `${pre}${formatPretty(report.issues, { color, ...(options.all ? {} : { max: PRETTY_MAX }) })}${footer.join('\n')}\n`;
   }
-  if (toFile) writeFileSync(resolve(io.cwd, options.output!), text);
+  // A report file is printed on a terminal too (cat): it gets what standard output gets.
+  if (toFile) writeFileSync(resolve(io.cwd, options.output!), terminalSafe(text));
   else io.stdout(text);
 }

@@ -5,6 +5,7 @@ import { fingerprint } from './fingerprint.ts';
 import { formatPretty } from './format-pretty.ts';
 import { makeIssue } from './make-issue.ts';
 import { sortIssues } from './sort-issues.ts';
+import { terminalText } from './terminal-text.ts';
 
 const issue = (over: Partial<BuildIssue> = {}): BuildIssue => ({
   layer: 'graph',
@@ -137,5 +138,37 @@ describe('formatPretty', () => {
     expect(text).toContain('… and 20 more issues (5 errors) not shown');
     expect(text).not.toContain('\u001b[');
     expect(formatPretty(many, { color: true })).toContain('\u001b[31m');
+  });
+
+  it('prints escape bytes from input as text: names, messages, fixes, files and suggestions', () => {
+    const esc = '\u001b]0;owned\u0007\u001b[2J\u009b31m\u202e';
+    const text = formatPretty(
+      [
+        located(1, {
+          artifact: { type: 'dashboard', name: `d${esc}` },
+          ref: { type: 'dashboard', name: 'd', member: `w${esc}` },
+          message: `Widget "w${esc}" asks for "a\rb".`,
+          fix: `Use "x${esc}".`,
+          suggestions: [`s${esc}`],
+          location: { file: `app/${esc}.json`, pointer: '', line: 1, column: 1 },
+        }),
+      ],
+      { color: true },
+    );
+    // Only bvl's own colour sequences reach the terminal; every other control is spelled out.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
+    expect(text.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(text).toContain('Widget "w\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m\\u202e" asks for "a\\u000db".');
+    expect(text).toContain('did you mean: s\\u001b');
+  });
+});
+
+describe('terminalText', () => {
+  it('spells out controls, keeps tab, newline and ordinary text (accents, emoji, CJK) as they are', () => {
+    expect(terminalText('a\tb\nc')).toBe('a\tb\nc');
+    expect(terminalText('café ✓ 🚀 表')).toBe('café ✓ 🚀 表');
+    expect(terminalText('\u0000\u001b\u007f\u0085\u009b\u2066')).toBe('\\u0000\\u001b\\u007f\\u0085\\u009b\\u2066');
+    // The spelling is a JSON escape of the same character.
+    expect(JSON.parse(`"${terminalText('x\u001by')}"`)).toBe('x\u001by');
   });
 });

@@ -1,5 +1,6 @@
 import { type BuildIssue, LAYERS } from './build-issue.ts';
 import { compareIssues, sortIssues } from './sort-issues.ts';
+import { terminalText as t } from './terminal-text.ts';
 
 /** Options for {@link formatPretty}. */
 export interface PrettyOptions {
@@ -14,7 +15,7 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 const NO_FILE = '';
 
 /**
- * Terminal text: issues grouped by file, then by artifact, each on one line with its
+ * Terminal text (what came from input is printed through {@link terminalText}): issues grouped by file, then by artifact, each on one line with its
  * `line:column`, code and message, then its fix and (when the message does not already say them)
  * its did-you-mean candidates on one line each; then a summary with counts per layer and how many
  * `bvl fix` can fix. With `max`, the first `max` issues in the total order are printed (errors
@@ -36,24 +37,24 @@ export function formatPretty(issues: readonly BuildIssue[], options: PrettyOptio
   const lines: string[] = [];
   const fileOrder = [...files.keys()].sort((a, b) => (a === NO_FILE ? 1 : b === NO_FILE ? -1 : a < b ? -1 : a > b ? 1 : 0));
   for (const file of fileOrder) {
-    lines.push(paint(color, '4', file === NO_FILE ? 'not read from a file' : file));
+    lines.push(paint(color, '4', file === NO_FILE ? 'not read from a file' : t(file)));
     const byArtifact = files.get(file)!;
     const firstLine = (list: BuildIssue[]) => Math.min(...list.map((i) => i.location?.line ?? Number.MAX_SAFE_INTEGER));
     const artifacts = [...byArtifact.entries()].sort(([a, x], [b, y]) => firstLine(x) - firstLine(y) || (a < b ? -1 : a > b ? 1 : 0));
     for (const [artifact, list] of artifacts) {
       const draft = list.some((i) => i.draft) ? paint(color, '2', ' (draft)') : '';
-      lines.push(`  ${paint(color, '1', artifact)}${draft}`);
+      lines.push(`  ${paint(color, '1', t(artifact))}${draft}`);
       list.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.column ?? 0) - (b.location?.column ?? 0) || compareIssues(a, b));
-      const at = (i: BuildIssue) => (i.location?.line ? `${file}:${i.location.line}:${i.location.column ?? 1}` : '');
+      const at = (i: BuildIssue) => (i.location?.line ? `${t(file)}:${i.location.line}:${i.location.column ?? 1}` : '');
       for (const issue of list) {
         const sev = issue.severity === 'error' ? paint(color, '31', 'error') : paint(color, '33', 'warning');
-        const member = issue.ref?.member ? ` › ${issue.ref.member}` : '';
-        const where = at(issue) || (issue.path ? issue.path : '');
-        lines.push(`    ${sev} ${paint(color, '36', issue.code)}${member}  ${paint(color, '2', where)}`);
-        lines.push(`      ${issue.message}`);
+        const member = issue.ref?.member ? ` › ${t(issue.ref.member)}` : '';
+        const where = at(issue) || (issue.path ? t(issue.path) : '');
+        lines.push(`    ${sev} ${paint(color, '36', t(issue.code))}${member}  ${paint(color, '2', where)}`);
+        lines.push(`      ${t(issue.message)}`);
         if (issue.fix)
-          lines.push(`      ${paint(color, '32', 'fix:')} ${issue.fix}${issue.fixSafety === 'safe' ? paint(color, '2', '  (bvl fix applies it)') : ''}`);
-        if (issue.suggestions?.length && !/did you mean/i.test(issue.message)) lines.push(`      did you mean: ${issue.suggestions.join(', ')}`);
+          lines.push(`      ${paint(color, '32', 'fix:')} ${t(issue.fix)}${issue.fixSafety === 'safe' ? paint(color, '2', '  (bvl fix applies it)') : ''}`);
+        if (issue.suggestions?.length && !/did you mean/i.test(issue.message)) lines.push(`      did you mean: ${t(issue.suggestions.join(', '))}`);
       }
     }
     lines.push('');

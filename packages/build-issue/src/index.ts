@@ -23,3 +23,4 @@ export { formatSarif, type LocateArtifact, SARIF_SRCROOT, type SarifOptions } fr
 export { type IssueInput, MAX_NAME_LENGTH, makeIssue } from './make-issue.ts';
 export { RULE_DOCS, RULE_DOCS_URL, type RuleDoc, ruleDoc, ruleHelpUri } from './rule-docs.ts';
 export { compareIssues, sortIssues } from './sort-issues.ts';
+export { terminalText } from './terminal-text.ts';

@@ -22,6 +22,7 @@ import { type CliIo, EXIT } from '../cli-io.ts';
 import { commandNamed } from '../command-table.ts';
 import { oneStackArg, parseCommandArgs, parseCount, parseFormat, UsageError } from '../parse-args.ts';
 import { createProgress } from '../progress.ts';
+import { gateWarnings } from '../warning-gate.ts';
 import { writeReport } from '../write-report.ts';
 
 /** Tenant used when --tenant is absent. */
@@ -91,13 +92,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   let tooManyWarnings = false;
   const print = (report: PublishReport) => {
     const located = locateIssues(report.issues, files.graph, [published, drafts]);
-    const warnings = located.filter((i) => i.severity === 'warning').length;
-    tooManyWarnings = maxWarnings !== undefined && warnings > maxWarnings;
-    const issues = values.quiet ? located.filter((i) => i.severity === 'error') : located;
-    const footer = prettySummary(report);
-    if (tooManyWarnings) footer.push(`✖ ${warnings} warnings, more than --max-warnings ${maxWarnings}`);
+    const gate = gateWarnings(located, { quiet: values.quiet, maxWarnings });
+    tooManyWarnings = gate.tooMany;
+    const footer = [...prettySummary(report), ...gate.footer];
     progress.end();
-    writeReport(io, { command: 'publish', format, output: values.output, all: values.all, notices }, { ...report, issues }, footer);
+    writeReport(
+      io,
+      { command: 'publish', format, output: values.output, all: values.all, notices },
+      { ...report, issues: gate.shown, ...(gate.hidden > 0 ? { hiddenWarnings: gate.hidden } : {}) },
+      footer,
+    );
   };
   if (!files.publishable) {
     print({ ok: false, outcome: 'refused', issues: files.issues, checked: { ...files.checked }, target });

@@ -5,6 +5,7 @@ import { checkedLine, checkInputs, configFor, readInputs } from '../check-input.
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { commandNamed } from '../command-table.ts';
 import { oneStackArg, parseCommandArgs, parseCount, parseFormat, UsageError } from '../parse-args.ts';
+import { gateWarnings } from '../warning-gate.ts';
 import { writeReport } from '../write-report.ts';
 
 /** The flags of `bvl verify` (the help text is in command-table.ts). */
@@ -60,11 +61,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const inputs = await readInputs(io, stack, values.drafts);
   const { verification, issues: configured, notices } = checkInputs(io, inputs, verifyOptions, config);
   const base = known ? applyBaseline(configured, known) : { issues: configured, hidden: 0, gone: 0 };
-  const issues = values.quiet ? base.issues.filter((i) => i.severity === 'error') : base.issues;
-  const errors = base.issues.filter((i) => i.severity === 'error').length;
-  const warnings = base.issues.length - errors;
-  const tooManyWarnings = maxWarnings !== undefined && warnings > maxWarnings;
-  const ok = errors === 0 && !tooManyWarnings;
+  const gate = gateWarnings(base.issues, { quiet: values.quiet, maxWarnings });
+  const errors = base.issues.length - gate.warnings;
+  const ok = errors === 0 && !gate.tooMany;
 
   const footer = [checkedLine(verification.checked)];
   if (config) footer.push(`config: ${config.file}`);
@@ -72,10 +71,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     footer.push(`baseline ${values.baseline}: ${base.hidden} known issue${base.hidden === 1 ? '' : 's'} hidden`);
     if (base.gone > 0) footer.push(`  ${base.gone} recorded issue${base.gone === 1 ? ' is' : 's are'} gone: bvl baseline rewrites the file without them`);
   }
-  if (tooManyWarnings) footer.push(`✖ ${warnings} warnings, more than --max-warnings ${maxWarnings}`);
+  footer.push(...gate.footer);
   const report = {
     ok,
-    issues,
+    issues: gate.shown,
+    ...(gate.hidden > 0 ? { hiddenWarnings: gate.hidden } : {}),
     checked: verification.checked,
     ...(known ? { baseline: { file: values.baseline, hidden: base.hidden, gone: base.gone } } : {}),
   };
