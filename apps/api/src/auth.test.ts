@@ -35,17 +35,36 @@ describe('tokens', () => {
 });
 
 describe('auth', () => {
-  it('no token or a bad token is a 401 with WWW-Authenticate; the message says how to get one', async () => {
+  it('no token or a bad token is a 401 with an RFC 6750 challenge; the message says how to get one', async () => {
     const a = await t.tenant();
-    const none = await t.app.request(`${a.base}/p/drafts`);
-    expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(await none.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/bvl token create/) });
-    expect(
-      (await a.request('p/drafts', { headers: { authorization: 'Bearer bvl_0000000000000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' } })).status,
-    ).toBe(401);
-    expect((await a.request('p/drafts', { headers: { authorization: `Basic ${a.token}` } })).status).toBe(401);
-    expect((await t.app.request('/mcp', { method: 'POST' })).status).toBe(401);
+    // No credentials (or another scheme): the bare challenge, no error code (RFC 6750 §3.1).
+    for (const headers of [{}, { authorization: `Basic ${a.token}` }] as Array<Record<string, string>>) {
+      for (const path of [`${a.base}/p/drafts`, '/mcp']) {
+        const r = await t.app.request(path, { method: path === '/mcp' ? 'POST' : 'GET', headers });
+        expect(r.status, path).toBe(401);
+        expect(r.headers.get('www-authenticate')).toBe('Bearer realm="bvl"');
+        expect(await r.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/bvl token create/) });
+      }
+    }
+    // A token that is not valid: error="invalid_token" with a description, on the API and on /mcp.
+    for (const token of ['bvl_0000000000000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'x', `${a.token}x`]) {
+      for (const path of [`${a.base}/p/drafts`, '/mcp']) {
+        const r = await t.app.request(path, { method: path === '/mcp' ? 'POST' : 'GET', headers: { authorization: `Bearer ${token}` } });
+        expect(r.status, `${path} ${token}`).toBe(401);
+        expect(r.headers.get('www-authenticate')).toBe(
+          'Bearer realm="bvl", error="invalid_token", error_description="the bearer token is not valid: unknown, malformed or revoked"',
+        );
+        expect(await r.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/^the bearer token is not valid/) });
+      }
+    }
+    // A Bearer header that is not one token is a malformed request: 400 invalid_request.
+    for (const authorization of ['Bearer', 'Bearer ', 'Bearer two tokens']) {
+      const r = await t.app.request(`${a.base}/p/drafts`, { headers: { authorization } });
+      expect(r.status, authorization).toBe(400);
+      expect(r.headers.get('www-authenticate')).toBe(
+        'Bearer realm="bvl", error="invalid_request", error_description="the Authorization header is not of the form Bearer <token>"',
+      );
+    }
   });
 
   it('a token of tenant A can neither read, write, verify, publish nor see the sessions of tenant B: 404, the same as an unknown route', async () => {

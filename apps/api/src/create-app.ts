@@ -10,7 +10,7 @@ import { createRemoteMcp } from './mcp/create-remote-mcp.ts';
 import { requestLog } from './request-log.ts';
 import { buildRoutes } from './routes/build-routes.ts';
 import { draftRoutes } from './routes/draft-routes.ts';
-import { json } from './routes/route-kit.ts';
+import { BEARER, json } from './routes/route-kit.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { HealthzSchema } from './schemas.ts';
 import { ApiError, describeCause, type ErrorBody, type Problem, toErrorResponse } from './to-error-response.ts';
@@ -94,6 +94,18 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.use('/v1/tenants/:tenant/*', bearerAuth(platform, { pathTenant: true }));
   app.use('/mcp', bearerAuth(platform, { pathTenant: false }));
+  // A body is JSON or refused as such: a form-encoded body (curl -d without a content type) would
+  // otherwise pass unread, as if no options had been given.
+  app.use('/v1/tenants/:tenant/*', async (c, next) => {
+    const type = c.req.header('content-type');
+    const hasBody = (c.req.header('content-length') ?? '0') !== '0' || c.req.header('transfer-encoding') !== undefined;
+    if (hasBody && !isJsonType(type))
+      throw new ApiError(
+        'unsupported_media_type',
+        `the body must be JSON: send it with "Content-Type: application/json"${type ? ` (got ${JSON.stringify(type.slice(0, 100))})` : ' (no Content-Type was sent)'}`,
+      );
+    await next();
+  });
 
   draftRoutes(app, platform);
   buildRoutes(app, platform);
@@ -104,7 +116,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       method: 'get',
       path: '/healthz',
       tags: ['service'],
+      operationId: 'healthz',
       summary: 'Process and database health',
+      security: [],
       responses: { 200: json(HealthzSchema, 'Up, and the database answers.'), 503: json(HealthzSchema, 'The database does not answer.') },
     },
     async (c) => {
@@ -137,16 +151,31 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     scheme: 'bearer',
     description: 'A tenant token: `bvl token create --tenant <t>` prints one.',
   });
-  app.doc31('/openapi.json', {
+  app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {
       title: 'bvl — Build Verification Loop',
       version: deps.version,
       description: 'verify_build as a service: stage drafts, verify (L1 graph lint + L2 render contract + latest L3 probes), publish through the gate.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-  });
+    // The server the document was fetched from, as the client addressed it.
+    servers: [{ url: new URL(c.req.url).origin, description: 'This bvl server' }],
+    security: BEARER,
+  }));
 
+  // A known path asked with another method is a 405 naming the methods it takes (after auth, so a
+  // caller without a token learns nothing more than the OpenAPI document says).
+  const known = app.routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => ({ method: r.method, path: new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]\w*/g, '[^/]+')}$`) }));
   app.notFound((c) => {
+    const allowed = [...new Set(known.filter((r) => r.path.test(c.req.path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      if (allowed.includes('GET')) allowed.push('HEAD');
+      const allow = allowed.sort().join(', ');
+      throw new ApiError('method_not_allowed', `${c.req.method} is not a method of ${c.req.path}: it takes ${allow}`, undefined, { headers: { Allow: allow } });
+    }
     c.var.facts.outcome = 'not_found';
     return c.json(toErrorResponse(notFound(c)).body, 404);
   });
@@ -164,9 +193,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     const r = toErrorResponse(err);
     c.var.facts.outcome = r.body.error;
     if (r.cause) c.var.facts.error = describeCause(r.cause);
-    if (r.body.error === 'unauthorized') c.header('WWW-Authenticate', 'Bearer realm="bvl"');
+    for (const [name, value] of Object.entries(r.headers ?? {})) c.header(name, value);
     if (r.body.error === 'database_unavailable') c.header('Retry-After', '5');
     return c.json(r.body satisfies ErrorBody, r.status as 400);
   });
   return app;
+}
+
+/** Whether a Content-Type names JSON: application/json or a +json type, with any parameters. */
+export function isJsonType(type: string | undefined): boolean {
+  return type !== undefined && /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(type);
 }

@@ -42,14 +42,15 @@ describe('bad input', () => {
     const r = await a.request('p/drafts/object/exp_big', { method: 'PUT', json: big });
     expect(r.status).toBe(413);
     expect(await r.json()).toMatchObject({ error: 'payload_too_large' });
-    expect(((await (await a.request('p/drafts')).json()) as { drafts: unknown[] }).drafts).toEqual([]);
+    // Nothing was staged: the package was not even started.
+    expect(await (await a.request('p/drafts')).json()).toMatchObject({ error: 'not_found' });
   });
 
   it('an unknown route is a 404 in the same JSON shape', async () => {
     for (const [method, path] of [
       ['GET', '/'],
       ['GET', '/v2/things'],
-      ['POST', '/healthz'],
+      ['GET', '/healthz/more'],
     ] as const) {
       const r = await t.app.request(path, { method });
       expect(r.status).toBe(404);
@@ -57,10 +58,97 @@ describe('bad input', () => {
     }
   });
 
+  it('a known route asked with another method is a 405 with Allow', async () => {
+    const a = await t.tenant();
+    const cases: Array<[string, string, string]> = [
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['DELETE', '/openapi.json', 'GET, HEAD'],
+      ['GET', `${a.base}/p/verify`, 'POST'],
+      ['PATCH', `${a.base}/p/drafts/object/x`, 'DELETE, GET, HEAD, PUT'],
+      ['POST', `${a.base}/p/drafts`, 'DELETE, GET, HEAD'],
+      ['PUT', `${a.base}/p/sessions/abc/cancel`, 'POST'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const r = await a.request(path, { method });
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.headers.get('allow')).toBe(allow);
+      expect(await r.json()).toEqual({ error: 'method_not_allowed', message: `${method} is not a method of ${path}: it takes ${allow}` });
+    }
+    // Without a token the answer is still the 401 (auth comes first).
+    expect((await t.app.request(`${a.base}/p/verify`)).status).toBe(401);
+  });
+
+  it('a body that is not JSON by its content type is a 415, and nothing is staged', async () => {
+    const a = await t.tenant();
+    const body = JSON.stringify({ name: 'exp_x', fields: {} });
+    const cases: Array<[string, string, Record<string, string>]> = [
+      ['PUT', 'p/drafts/object/exp_x', { 'content-type': 'text/plain' }],
+      ['PUT', 'p/drafts/object/exp_x', { 'content-type': 'application/x-www-form-urlencoded' }],
+      ['POST', 'p/verify', { 'content-type': 'application/x-www-form-urlencoded' }],
+      ['POST', 'p/sessions', { 'content-type': 'multipart/form-data; boundary=x' }],
+    ];
+    // In-process requests carry no Content-Length of their own; over HTTP every body has one (or is chunked).
+    const length = { 'content-length': String(Buffer.byteLength(body)) };
+    for (const [method, path, headers] of cases) {
+      const r = await a.request(path, { method, body, headers: { ...headers, ...length } });
+      expect(r.status, `${method} ${path} ${headers['content-type']}`).toBe(415);
+      expect(await r.json()).toMatchObject({
+        error: 'unsupported_media_type',
+        message: expect.stringMatching(/^the body must be JSON: send it with "Content-Type: application\/json"/),
+      });
+    }
+    // A body with no content type at all (a Blob has none) is refused the same way.
+    const untyped = await a.request('p/drafts/object/exp_x', { method: 'PUT', body: new Blob([body]), headers: length });
+    expect(untyped.status).toBe(415);
+    expect(await (await a.request('p/drafts')).json()).toMatchObject({ error: 'not_found' });
+    // JSON with parameters, and +json types, are JSON.
+    for (const type of ['application/json; charset=utf-8', 'application/merge-patch+json']) {
+      const r = await a.request('p/drafts/object/exp_x', { method: 'PUT', body, headers: { 'content-type': type, ...length } });
+      expect(r.status, type).toBe(200);
+    }
+  });
+
   it('/healthz says the process and the database are up', async () => {
     const r = await t.app.request('/healthz');
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({ ok: true, database: 'up', version: 'test' });
+  });
+});
+
+describe('an unknown package', () => {
+  it('is a 404 naming the closest packages for every read, verify and publish — over HTTP and MCP alike', async () => {
+    const a = await t.tenant();
+    await a.request('expense/drafts/object/exp_x', { method: 'PUT', json: { name: 'exp_x', fields: { title: { type: 'text' } } } });
+    await a.request('reports/sessions', { method: 'POST', json: { goal: 'a reporting app' } });
+    const reads: Array<[string, string]> = [
+      ['POST', 'expnse/verify'],
+      ['POST', 'expnse/publish'],
+      ['GET', 'expnse/drafts'],
+      ['GET', 'expnse/drafts/object/exp_x'],
+      ['DELETE', 'expnse/drafts'],
+      ['DELETE', 'expnse/drafts/object/exp_x'],
+      ['GET', 'expnse/health'],
+      ['GET', 'expnse/sessions'],
+    ];
+    for (const [method, path] of reads) {
+      const r = await a.request(path, { method });
+      expect(r.status, `${method} ${path}`).toBe(404);
+      expect(await r.json()).toEqual({
+        error: 'not_found',
+        message:
+          'package "expnse" does not exist: it has no draft, no published artifact and no build session. Did you mean "expense"? (its packages: expense, reports). A package starts with its first staged draft or build session.',
+        suggestions: ['expense'],
+      });
+    }
+    // Nothing close: no suggestion, the list still.
+    const far = await (await a.request('zzz/verify', { method: 'POST' })).json();
+    expect(far).toMatchObject({ error: 'not_found', message: expect.stringContaining('(its packages: expense, reports)') });
+    expect(far).not.toHaveProperty('suggestions');
+    // A package with only a session exists; so does one that starts with a staged draft.
+    expect((await a.request('reports/verify', { method: 'POST' })).status).toBe(200);
+    expect((await a.request('expense/verify', { method: 'POST' })).status).toBe(200);
+    expect((await a.request('fresh/drafts/object/exp_y', { method: 'PUT', json: { name: 'exp_y', fields: {} } })).status).toBe(200);
+    expect((await a.request('fresh/verify', { method: 'POST' })).status).toBe(200);
   });
 });
 
@@ -84,6 +172,7 @@ describe('toErrorResponse', () => {
 describe('lenient where it costs nothing', () => {
   it('an empty body sent as JSON means no options', async () => {
     const a = await t.tenant();
+    await a.request('p/drafts/object/exp_x', { method: 'PUT', json: { name: 'exp_x', fields: { title: { type: 'text' } } } });
     const r = await a.request('p/verify', { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '0' } });
     expect(r.status).toBe(200);
   });

@@ -12,6 +12,8 @@ export interface ErrorBody {
   readonly error: ErrorCode;
   readonly message: string;
   readonly problems?: readonly Problem[];
+  /** Did-you-mean candidates, best first (an unknown package: the tenant's packages closest to it). */
+  readonly suggestions?: readonly string[];
 }
 
 /** Error codes of the API, each with its HTTP status. */
@@ -19,19 +21,22 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
+  method_not_allowed: 405,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   database_unavailable: 503,
   internal: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** An error the API raises on purpose, with its code (and status). */
+/** An error the API raises on purpose, with its code (and status), and the headers its answer carries. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly problems?: readonly Problem[],
+    readonly extra: { readonly headers?: Readonly<Record<string, string>>; readonly suggestions?: readonly string[] } = {},
   ) {
     super(message);
   }
@@ -78,9 +83,18 @@ export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
  * SessionError) with their status; an unreachable database as 503; anything else as 500 (a bug:
  * `cause` is kept for the log, never sent).
  */
-export function toErrorResponse(e: unknown): { status: number; body: ErrorBody; cause?: unknown } {
+export function toErrorResponse(e: unknown): { status: number; body: ErrorBody; cause?: unknown; headers?: Readonly<Record<string, string>> } {
   if (e instanceof ApiError)
-    return { status: ERROR_STATUS[e.code], body: { error: e.code, message: e.message, ...(e.problems ? { problems: e.problems } : {}) } };
+    return {
+      status: ERROR_STATUS[e.code],
+      body: {
+        error: e.code,
+        message: e.message,
+        ...(e.problems ? { problems: e.problems } : {}),
+        ...(e.extra.suggestions?.length ? { suggestions: e.extra.suggestions } : {}),
+      },
+      ...(e.extra.headers ? { headers: e.extra.headers } : {}),
+    };
   // SourceError (an unreadable file or folder) is matched by name, as the CLI does.
   if (e instanceof ScopeError || (e as Error | null)?.name === 'SourceError')
     return { status: 400, body: { error: 'invalid_request', message: (e as Error).message } };

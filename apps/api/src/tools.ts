@@ -19,6 +19,7 @@ import {
 } from '@bvl/verify-build';
 import { z } from '@hono/zod-openapi';
 import { retireArtifact, stageArtifact } from './run-draft-writes.ts';
+import { requirePackage } from './run-packages.ts';
 import {
   ArtifactBodySchema,
   ArtifactTypeSchema,
@@ -55,9 +56,9 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
 
 const defineTool = <I extends z.ZodObject, O extends z.ZodType>(t: Tool<I, O>): Tool<I, O> => t;
 
-const Pkg = { package: PackageParam.openapi({ description: 'The package (a tenant holds several).' }) };
+const Pkg = { package: PackageParam.describe('The package (a tenant holds several).') };
 const Slot = { ...Pkg, type: ArtifactTypeSchema, name: z.string().min(1).max(MAX_NAME) };
-const SessionId = { ...Pkg, id: z.string().min(1).max(100).openapi({ description: 'The session id.' }) };
+const SessionId = { ...Pkg, id: z.string().min(1).max(100).describe('The session id.') };
 
 const scopeOf = (tenant: string, input: { package: string }): PackageScope => ({ tenant, package: input.package });
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -87,9 +88,10 @@ export const TOOLS = {
     input: z.object(Pkg),
     output: DraftListSchema,
     readOnly: true,
-    run: async (ctx, tenant, i) => ({
-      drafts: (await listDrafts(ctx, scopeOf(tenant, i))).map((d) => ({ ...d, updatedAt: iso(d.updatedAt) })),
-    }),
+    run: async (ctx, tenant, i) => {
+      await requirePackage(ctx, scopeOf(tenant, i));
+      return { drafts: (await listDrafts(ctx, scopeOf(tenant, i))).map((d) => ({ ...d, updatedAt: iso(d.updatedAt) })) };
+    },
   }),
   get_draft: defineTool({
     name: 'get_draft',
@@ -100,6 +102,7 @@ export const TOOLS = {
     readOnly: true,
     run: async (ctx, tenant, i) => {
       const scope = scopeOf(tenant, i);
+      await requirePackage(ctx, scope);
       const summary = (await listDrafts(ctx, scope)).find((d) => d.type === i.type && d.name === i.name);
       const row = (await readOverlayRows(ctx.db, tenant, i.package)).find(
         (r) => r.state === 'draft' && r.package === i.package && r.type === i.type && r.name === i.name,
@@ -121,7 +124,10 @@ export const TOOLS = {
     input: z.object({ ...Pkg, artifacts: z.array(z.object({ type: ArtifactTypeSchema, name: z.string().min(1).max(MAX_NAME) })).optional() }),
     output: DiscardResultSchema,
     readOnly: false,
-    run: async (ctx, tenant, i) => ({ discarded: await discardDrafts(ctx, scopeOf(tenant, i), i.artifacts) }),
+    run: async (ctx, tenant, i) => {
+      await requirePackage(ctx, scopeOf(tenant, i));
+      return { discarded: await discardDrafts(ctx, scopeOf(tenant, i), i.artifacts) };
+    },
   }),
   retire_artifact: defineTool({
     name: 'retire_artifact',
@@ -141,7 +147,10 @@ export const TOOLS = {
     input: VerifyInput.extend(Pkg),
     output: VerifyResultSchema,
     readOnly: false,
-    run: (ctx, tenant, i) => verifyBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, fix: i.fix }),
+    run: async (ctx, tenant, i) => {
+      await requirePackage(ctx, scopeOf(tenant, i));
+      return verifyBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, fix: i.fix });
+    },
   }),
   publish: defineTool({
     name: 'publish',
@@ -151,7 +160,10 @@ export const TOOLS = {
     input: PublishInput.extend(Pkg),
     output: PublishResultSchema,
     readOnly: false,
-    run: (ctx, tenant, i) => publishBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, dropData: i.dropData, env: i.env }),
+    run: async (ctx, tenant, i) => {
+      await requirePackage(ctx, scopeOf(tenant, i));
+      return publishBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, dropData: i.dropData, env: i.env });
+    },
   }),
   build_health: defineTool({
     name: 'build_health',
@@ -162,6 +174,7 @@ export const TOOLS = {
     readOnly: true,
     run: async (ctx, tenant, i) => {
       const scope = scopeOf(tenant, i);
+      await requirePackage(ctx, scope);
       const session = i.session !== undefined ? await packageSession(ctx, scope, i.session) : undefined;
       const { card } = await verifyBuild(ctx, scope);
       const full = session ? { ...card, session: cardSession(await loadSession(ctx, scope, session.id)) } : card;
@@ -193,7 +206,10 @@ export const TOOLS = {
     input: z.object({ ...Pkg, limit: z.number().int().min(1).max(500).optional() }),
     output: SessionListSchema,
     readOnly: true,
-    run: async (ctx, tenant, i) => ({ sessions: await listSessions(ctx, scopeOf(tenant, i), i.limit) }),
+    run: async (ctx, tenant, i) => {
+      await requirePackage(ctx, scopeOf(tenant, i));
+      return { sessions: await listSessions(ctx, scopeOf(tenant, i), i.limit) };
+    },
   }),
   list_rounds: defineTool({
     name: 'list_rounds',

@@ -8,12 +8,21 @@ export type Layer = (typeof LAYERS)[number];
 export const SEVERITIES = ['error', 'warning'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/**
+ * Any JSON value. Validates like `z.unknown()`, but its JSON Schema names the six JSON types
+ * (`anyOf`, one `type` each) instead of the empty schema `{}`, which schema linters and model
+ * providers flag as untyped; arrays and objects are left open.
+ */
+export const JsonValueSchema = z.unknown().meta({
+  anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }, { type: 'array' }, { type: 'object', additionalProperties: true }],
+});
+
 /** One RFC 6902 JSON Patch operation. */
 export const JsonPatchOpSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('add'), path: z.string(), value: z.unknown() }),
-  z.object({ op: z.literal('replace'), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal('add'), path: z.string(), value: JsonValueSchema }),
+  z.object({ op: z.literal('replace'), path: z.string(), value: JsonValueSchema }),
   z.object({ op: z.literal('remove'), path: z.string() }),
-  z.object({ op: z.literal('test'), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal('test'), path: z.string(), value: JsonValueSchema }),
   z.object({ op: z.literal('move'), from: z.string(), path: z.string() }),
   z.object({ op: z.literal('copy'), from: z.string(), path: z.string() }),
 ]);

@@ -9,6 +9,7 @@ export {
   IssueLocationSchema,
   type JsonPatchOp,
   JsonPatchOpSchema,
+  JsonValueSchema,
   LAYERS,
   type Layer,
   SEVERITIES,

@@ -1,3 +1,4 @@
+import { JsonValueSchema } from '@bvl/build-issue';
 import type { Platform } from '@bvl/platform';
 import { packageProblem, tenantProblem } from '@bvl/platform';
 import { verify } from '@bvl/verify';
@@ -5,7 +6,7 @@ import { buildCard, formatCardLine, renderCardHtml } from '@bvl/verify-build';
 import { z } from '@hono/zod-openapi';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { toolError, toolResult } from '../mcp/tool-result.ts';
-import { CardSchema, CheckedSchema, IssueSchema, PublishResultSchema } from '../schemas.ts';
+import { CardSchema, CheckedSchema, IssueSchema, open, outputObject, PublishResultSchema } from '../schemas.ts';
 import { fixFiles } from './fix-files.ts';
 import { loadFiles } from './load-files.ts';
 import { publishFiles } from './publish-files.ts';
@@ -19,22 +20,24 @@ const Source = {
   drafts: z.string().min(1).max(4096).optional().describe('Drafts over the app (a stack file or folder), as an agent stages them.'),
 };
 const Ref = z.object({ type: z.string(), name: z.string() });
-const VerifyOutput = z.looseObject({ ok: z.boolean(), publishable: z.boolean(), issues: z.array(IssueSchema), checked: CheckedSchema, line: z.string() });
-const FixOutput = z.looseObject({
+const VerifyOutput = outputObject({ ok: z.boolean(), publishable: z.boolean(), issues: z.array(IssueSchema), checked: CheckedSchema, line: z.string() });
+const FixOutput = outputObject({
   changes: z.array(
-    z.looseObject({ file: z.string(), artifact: Ref, path: z.string(), old: z.unknown().optional(), new: z.unknown().optional(), code: z.string() }),
+    outputObject({ file: z.string(), artifact: Ref, path: z.string(), old: JsonValueSchema.optional(), new: JsonValueSchema.optional(), code: z.string() }),
   ),
-  skipped: z.array(z.looseObject({ artifact: Ref, code: z.string(), path: z.string().optional(), reason: z.string(), detail: z.string().optional() })),
+  skipped: z.array(outputObject({ artifact: Ref, code: z.string(), path: z.string().optional(), reason: z.string(), detail: z.string().optional() })),
   written: z.array(z.string()),
   passes: z.number(),
   dryRun: z.boolean(),
   ok: z.boolean(),
   issues: z.array(IssueSchema),
 });
-const PublishOutput = PublishResultSchema.extend({
-  target: z.looseObject({ tenant: z.string(), package: z.string(), schema: z.string(), database: z.string().optional() }),
-});
-const CardOutput = z.looseObject({ card: CardSchema, line: z.string(), html: z.string().optional() });
+const PublishOutput = open(
+  PublishResultSchema.extend({
+    target: outputObject({ tenant: z.string(), package: z.string(), schema: z.string(), database: z.string().optional() }),
+  }),
+);
+const CardOutput = outputObject({ card: CardSchema, line: z.string(), html: z.string().optional() });
 const scopeName = (problem: (v: unknown) => string | undefined, what: string) =>
   z
     .string()

@@ -7,7 +7,7 @@ import { toolError, toolResult } from './tool-result.ts';
 
 /** What the remote MCP server tells an agent about itself. */
 export const REMOTE_INSTRUCTIONS =
-  'bvl verifies metadata builds (ObjectStack stack format). Loop: stage_draft each artifact (the answer lists the L1 issues the write caused), verify_build (optionally in a session from create_session: the safe fixer runs and the round is recorded), repair what it reports, then publish — refused while L1/L2 has an error. Issues name the artifact, member, path and fix; a `patch` is RFC 6902 on the stored document.';
+  'bvl verifies metadata builds (ObjectStack stack format). Loop: stage_draft each artifact (the answer lists the L1 issues the write caused), verify_build (optionally in a session from create_session: the safe fixer runs and the round is recorded), repair what it reports, then publish — refused while L1/L2 has an error. Issues name the artifact, member, path and fix; a `patch` is RFC 6902 on the stored document. A package exists once a draft is staged to it or a session created; any other call on a package that does not exist is not_found, naming the closest packages.';
 
 /**
  * An MCP server over the service's tools for one tenant (the bearer token's): the same functions

@@ -16,9 +16,10 @@ const error = (description: string) => ({ description, content: { 'application/j
 /** The error responses every authenticated route can give. */
 export const ERRORS = {
   400: error('Invalid input: `problems` lists each problem with its path.'),
-  401: error('Missing or invalid bearer token.'),
+  401: error('Missing or invalid bearer token (RFC 6750: `WWW-Authenticate` carries `error="invalid_token"` for a token that is not valid).'),
   404: error('Unknown route or resource — also for another tenant than the token’s (existence does not leak).'),
   413: error('The body is over the size limit.'),
+  415: error('A body that is not JSON: send it with `Content-Type: application/json`.'),
   503: error('The database is unreachable or did not answer in time; retry shortly.'),
 } as const;
 

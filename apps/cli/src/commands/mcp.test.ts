@@ -4,8 +4,9 @@
 // stays inside the folder it serves (.., absolute paths and symbolic links that lead out are refused
 // without a byte of what is there), and raw pipes prove the line bounds: -32700 for a line that is
 // not JSON, an error with the request's id for a line over the limit, the server still answering.
-import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+// The official MCP inspector (--cli --strict) lists the tools with no schema finding.
+import { execFile, spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -103,6 +104,25 @@ describe('bvl mcp (stdio)', () => {
     expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(/^invalid_request: cannot read nope: no such file or directory/);
     expect((await call('verify', { path: 'app' })).structuredContent).toMatchObject({ ok: true });
     expect(stderr).toBe('');
+  });
+});
+
+describe('bvl mcp as the official MCP inspector sees it', () => {
+  it('lists the four tools with --strict and no schema finding', async () => {
+    const inspector = await realpath(join(import.meta.dirname, '../../../../node_modules/.bin/mcp-inspector'));
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      execFile(
+        process.execPath,
+        [inspector, '--cli', '--method', 'tools/list', '--strict', '--format', 'json', process.execPath, BIN, 'mcp'],
+        { cwd, timeout: 60_000, env: { PATH: process.env.PATH ?? '', HOME: base, MCP_INSPECTOR_SECRET_STORE: 'memory' } },
+        (e, stdout, stderr) => done({ code: e ? ((e as { code?: number }).code ?? -1) : 0, stdout, stderr }),
+      );
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { result: { tools: Array<{ name: string }> }; schemaFindings?: unknown[] };
+    expect(out.schemaFindings).toBeUndefined();
+    expect(out.result.tools.map((t) => t.name)).toEqual(['verify', 'fix', 'publish', 'card']);
   });
 });
 
