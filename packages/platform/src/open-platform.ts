@@ -1,13 +1,16 @@
 import { existsSync, statfsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { BvlDatabase, DynamicDatabase, PlatformContext } from './database.ts';
+import { lockDataDir } from './lock-data-dir.ts';
 import { migrateToLatest } from './run-migrations.ts';
 import { pgliteReadOnly, type ReadOnlySessions, readOnlySessionOptions } from './run-read-only.ts';
+
+export { DATA_DIR_LOCK } from './lock-data-dir.ts';
 
 /** Where the platform's database is. */
 export interface PlatformOptions {
@@ -236,41 +239,6 @@ export async function dumpPglite(platform: Platform): Promise<Blob> {
   const lite = (platform as Platform & { [LITE]?: PGlite })[LITE];
   if (!lite) throw new Error('this platform was not opened by openPlatform');
   return lite.dumpDataDir('none');
-}
-
-/** The lock file that keeps a second process off a PGlite data folder. */
-export const DATA_DIR_LOCK = 'bvl.lock';
-
-/**
- * Takes the data folder's lock file (exclusive create). A lock left by a process that no longer
- * exists is taken over; a live holder (this process included: two opens of one folder corrupt it
- * just the same) is an error naming it. Returns the release.
- */
-async function lockDataDir(dir: string): Promise<() => Promise<void>> {
-  const file = join(dir, DATA_DIR_LOCK);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(file, String(process.pid), { flag: 'wx' });
-      return () => rm(file, { force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot lock PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
-      const holder = Number.parseInt(await readFile(file, 'utf8').catch(() => ''), 10);
-      if (Number.isSafeInteger(holder) && holder > 0 && isAlive(holder)) {
-        throw new Error(`PGlite at ${dir} is in use by process ${holder} (embedded Postgres is single-process); wait for it, or set DATABASE_URL`);
-      }
-      await rm(file, { force: true });
-    }
-  }
-  throw new Error(`cannot lock PGlite at ${dir}: the lock file keeps reappearing`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function redact(url: string): string {
