@@ -48,6 +48,7 @@ try {
     ['bin/bvl.js', 'dist/main.js', 'package.json'].every((f) => files.includes(f)),
     files.join('\n'),
   );
+  check('the tarball holds LICENSE (Apache-2.0, as package.json says)', files.includes('LICENSE'), files.join('\n'));
   const stray = files.filter((f) => !/^(bin\/|dist\/|package\.json$|README\.md$|LICENSE)/.test(f) || /\.ts$|\.test\./.test(f));
   check('the tarball holds nothing but bin/, dist/, package.json and README (no sources, no tests)', stray.length === 0, stray.join('\n'));
 

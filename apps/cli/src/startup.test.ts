@@ -25,6 +25,16 @@ function staticNpmImports(entry: string): Set<string> {
   return npm;
 }
 
+describe('the package', () => {
+  it('ships the licence package.json names: Apache-2.0, the same text as the repository root', () => {
+    const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as { license: string };
+    expect(manifest.license).toBe('Apache-2.0');
+    const text = readFileSync(join(import.meta.dirname, '../LICENSE'), 'utf8');
+    expect(text).toContain('Apache License\n                           Version 2.0, January 2004');
+    expect(text).toBe(readFileSync(join(import.meta.dirname, '../../../LICENSE'), 'utf8'));
+  });
+});
+
 describe('startup', () => {
   it('main.js loads no server, MCP, logger or database package before a command runs', () => {
     const loaded = staticNpmImports(join(DIST, 'main.js'));
