@@ -78,6 +78,7 @@ export {
   tenantLockKey,
   withPackageLock,
 } from './run-package-lock.ts';
+export { packageExists, packagesOf } from './run-packages.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
 export { latestProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
 export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage, type RetiredItem } from './run-publish.ts';

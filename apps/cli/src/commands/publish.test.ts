@@ -255,6 +255,31 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     }
   });
 
+  it('a new --package one typo from a package the tenant has gets a did-you-mean; the publish then refuses the duplicates', async () => {
+    const t = tenant();
+    const first = await publish([`${EXAMPLE}/app`, '--tenant', t, '--package', 'expense', '--format', 'json']);
+    expect(first.json().outcome).toBe('published');
+    expect(first.io.err()).toBe('');
+    const typo = await publish([`${EXAMPLE}/app`, '--tenant', t, '--package', 'expnse', '--format', 'json']);
+    expect(typo.io.err()).toBe(
+      `bvl: warning: package "expnse" is new in tenant "${t}"; did you mean --package expense? (the tenant has "expense"; this publish creates "expnse")\n`,
+    );
+    expect(typo.json().notices).toEqual([expect.objectContaining({ message: expect.stringContaining('did you mean --package expense?') })]);
+    // The same objects belong to "expense": the misspelt package cannot take them.
+    expect(typo.json().outcome).toBe('refused');
+    expect(typo.json().issues.map((i: { code: string }) => i.code)).toContain('duplicate_artifact');
+    // The package itself, and a name nothing is close to, get no such warning.
+    expect((await publish([`${EXAMPLE}/app`, '--tenant', t, '--package', 'expense', '--format', 'json'])).io.err()).toBe('');
+    const other = await publish([
+      await stackFile({ objects: [{ name: 'zeta', fields: { name: { type: 'text' } } }] }),
+      '--tenant',
+      t,
+      '--package',
+      'inventory',
+    ]);
+    expect(other.io.err()).toBe('');
+  });
+
   it('exits 2 with one clear line when it cannot run', async () => {
     const missing = await publishCommand(['nope.json'], recordingIo(cwd, env)).catch((e: Error) => e);
     expect(missing).toBeInstanceOf(Error);

@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { BuildIssue } from '@bvl/build-issue';
-import { locateIssues, locateNotices, mergeOverlay } from '@bvl/metadata';
+import { didYouMean, locateIssues, locateNotices, mergeOverlay } from '@bvl/metadata';
 import {
   discardDrafts,
   openPlatform,
   type Platform,
   type PublishResult,
+  packageExists,
   packageProblem,
+  packagesOf,
   platformOptionsFromEnv,
   type SeedApplied,
   stageDrafts,
@@ -86,7 +88,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
   const { published, drafts } = await readInputs(io, stack, values.drafts);
   const files = verify(published, drafts);
-  const notices = locateNotices([published, drafts]);
+  const notices = [...locateNotices([published, drafts])];
   // Every issue is placed in the file its artifact came from (runtime issues too: the stored
   // artifacts are the files' artifacts). --quiet and --max-warnings decide what is shown and the exit.
   let tooManyWarnings = false;
@@ -127,6 +129,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const located = { ...target, database: platform.location };
   try {
     const scope = { tenant, package: pkg };
+    // A new package one typo away from one the tenant has is most likely that one misspelt: say so
+    // before publishing (its artifacts, if the other package owns them, are refused as duplicates).
+    if (!(await packageExists(platform, scope))) {
+      const near = didYouMean(pkg, await packagesOf(platform, tenant));
+      if (near.length > 0)
+        notices.push({
+          message: `package ${JSON.stringify(pkg)} is new in tenant ${JSON.stringify(tenant)}; did you mean --package ${near[0]}? (the tenant has ${near.map((n) => JSON.stringify(n)).join(', ')}; this publish creates ${JSON.stringify(pkg)})`,
+        });
+    }
     const stage = [...mergeOverlay(published.artifacts, drafts?.artifacts ?? []).merged.values()];
     // The package's drafts become exactly this stack (stale drafts of an earlier run are dropped),
     // under the package lock the publish holds: a concurrent run waits its turn.
