@@ -1,26 +1,29 @@
-// The API checked by real clients from the npm registry, on a real listening server: Redocly CLI
+// The API checked by real clients from the npm registry, on a real listening server (the app on a
+// test platform, a tenant of its own, on PGlite or PostgreSQL): Redocly CLI
 // lints the OpenAPI document it serves (0 errors, 0 warnings under the recommended rules), the
 // official MCP inspector lists the tools over streamable HTTP with --strict (no schema finding),
 // and a wrong token is reported as one (RFC 6750 `invalid_token`) by the inspector and by a plain
 // SDK client. The stdio transport (`bvl mcp`) gets the same inspector run in apps/cli.
 import { execFile } from 'node:child_process';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { dropTenant, openPlatform } from '@bvl/platform';
-import { ENGINE } from '@bvl/platform/testing';
+import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/main.ts';
 import { TOOLS } from '../src/tools.ts';
+import { openTestApp } from './test-app.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const run = promisify(execFile);
-const env = ENGINE === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL } : {};
-let server: RunningServer;
+let t: Awaited<ReturnType<typeof openTestApp>>;
+let server: ReturnType<typeof serve>;
+let url: string;
+let token: string;
+let base: string;
 let cwd: string;
 
 /** A registry tool's script, run by the Node running the suite (not whatever `node` PATH finds). */
@@ -48,28 +51,28 @@ async function tool(bin: string, args: string[], options: { env?: Record<string,
   }
 }
 
+// The app on a test platform (a tenant of its own, on PGlite or PostgreSQL), listening on 127.0.0.1.
 beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'bvl-conformance-'));
-  if (ENGINE === 'postgres') {
-    const p = await openPlatform({ databaseUrl: process.env.DATABASE_URL });
-    await dropTenant(p, 'demo');
-    await p.close();
-  }
-  server = await startServer({ port: 0, host: '127.0.0.1', demo: true, env, cwd, version: 'test', logTo: new Writable({ write: (_c, _e, done) => done() }) });
+  t = await openTestApp();
+  const a = await t.tenant('conform');
+  token = a.token;
+  base = a.base;
+  await a.request('expense/drafts/object/exp_x', { method: 'PUT', json: { name: 'exp_x', fields: { title: { type: 'text' } } } });
+  server = await new Promise<ReturnType<typeof serve>>((done) => {
+    const s = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () => done(s));
+  });
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await server?.close();
+  await new Promise<void>((done) => server?.close(() => done()));
+  await t?.close();
   await rm(cwd, { recursive: true, force: true });
-  if (ENGINE === 'postgres') {
-    const p = await openPlatform({ databaseUrl: process.env.DATABASE_URL });
-    await dropTenant(p, 'demo');
-    await p.close();
-  }
 });
 
 describe('the OpenAPI document', () => {
   it('lints clean with Redocly CLI (recommended rules): 0 errors, 0 warnings', async () => {
-    const doc = await (await fetch(`${server.url}/openapi.json`)).text();
+    const doc = await (await fetch(`${url}/openapi.json`)).text();
     await writeFile(join(cwd, 'openapi.json'), doc);
     const r = await tool('redocly', ['lint', 'openapi.json', '--config', join(ROOT, 'apps/api/redocly.yaml'), '--format', 'json']);
     const report = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))) as {
@@ -82,12 +85,12 @@ describe('the OpenAPI document', () => {
   });
 
   it('names every operation once, declares the server it came from, and the 4xx answers of every operation that takes input', async () => {
-    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as {
       servers: Array<{ url: string }>;
       security: unknown[];
       paths: Record<string, Record<string, { operationId: string; security?: unknown[]; responses: Record<string, unknown> }>>;
     };
-    expect(doc.servers).toEqual([{ url: server.url, description: 'This bvl server' }]);
+    expect(doc.servers).toEqual([{ url: url, description: 'This bvl server' }]);
     expect(doc.security).toEqual([{ bearer: [] }]);
     const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, ...op })));
     const ids = ops.map((o) => o.operationId);
@@ -104,17 +107,16 @@ describe('the OpenAPI document', () => {
   });
 
   it('answers a wrong method with 405 and Allow, and a body that is not JSON with 415, over real HTTP', async () => {
-    const token = server.demo!.token;
-    const base = `${server.url}/v1/tenants/demo/packages/expense`;
-    const wrong = await fetch(`${base}/verify`, { headers: { authorization: `Bearer ${token}` } });
+    const pkg = `${url}${base}/expense`;
+    const wrong = await fetch(`${pkg}/verify`, { headers: { authorization: `Bearer ${token}` } });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST');
     // curl -d without -H: a form-encoded body, which would otherwise pass unread as "no options".
-    const form = await fetch(`${base}/verify`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: new URLSearchParams({ session: 'x' }) });
+    const form = await fetch(`${pkg}/verify`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: new URLSearchParams({ session: 'x' }) });
     expect(form.status).toBe(415);
     expect(await form.json()).toMatchObject({ error: 'unsupported_media_type' });
     // No body at all, and no content type: no options.
-    expect((await fetch(`${base}/verify`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${pkg}/verify`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   });
 });
 
@@ -128,11 +130,11 @@ describe('MCP over streamable HTTP, as the official inspector sees it', () => {
       '--format',
       'json',
       '--server-url',
-      `${server.url}/mcp`,
+      `${url}/mcp`,
       '--transport',
       'http',
       '--header',
-      `Authorization: Bearer ${server.demo!.token}`,
+      `Authorization: Bearer ${token}`,
     ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -142,7 +144,7 @@ describe('MCP over streamable HTTP, as the official inspector sees it', () => {
   });
 
   it('a wrong token is a 401 with error="invalid_token"; clients that do not start OAuth report it as such', async () => {
-    const r = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body: '{}' });
+    const r = await fetch(`${url}/mcp`, { method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body: '{}' });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toMatch(/^Bearer realm="bvl", error="invalid_token", error_description="/);
     // The inspector, told not to start an interactive OAuth flow (as in CI): it says the token is not valid.
@@ -152,7 +154,7 @@ describe('MCP over streamable HTTP, as the official inspector sees it', () => {
       'tools/list',
       '--stored-auth-only',
       '--server-url',
-      `${server.url}/mcp`,
+      `${url}/mcp`,
       '--transport',
       'http',
       '--header',
@@ -162,7 +164,7 @@ describe('MCP over streamable HTTP, as the official inspector sees it', () => {
     expect(inspector.stderr).toContain('the bearer token is not valid');
     // A plain SDK client with the token in its request headers.
     const client = new Client({ name: 'bvl-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer wrong' } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: 'Bearer wrong' } } });
     await expect(client.connect(transport)).rejects.toMatchObject({ code: 401, message: expect.stringContaining('the bearer token is not valid') });
   });
 });
