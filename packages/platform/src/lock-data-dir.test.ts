@@ -108,6 +108,17 @@ describe('lockDataDir on real files and processes', () => {
     }
   });
 
+  it('two opens racing in one process: exactly one gets the folder, the other is refused (never a take-over of its own pid)', async () => {
+    for (let round = 0; round < 20; round++) {
+      const dir = await folder();
+      const results = await Promise.allSettled([lockDataDir(dir, probe), lockDataDir(dir, probe)]);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message).toMatch(/this process holds it already/);
+      await (won[0] as PromiseFulfilledResult<() => Promise<void>>).value();
+    }
+  });
+
   it('a lock another process took over is not removed by the old holder’s release', async () => {
     const dir = await folder();
     const release = await lockDataDir(dir, probe);

@@ -126,11 +126,22 @@ export async function lockDataDir(dir: string, probe: ProcessProbe = localProbe(
   const file = join(dir, DATA_DIR_LOCK);
   const key = resolve(dir);
   if (held.has(key)) throw inUse(dir, file, probe.self, 'this process holds it already');
+  // Claimed in-process before the file is touched: a second open racing this one is refused above,
+  // never mistaken (same pid) for a lock an earlier process left.
+  held.add(key);
+  try {
+    return await takeLockFile(dir, file, probe, () => held.delete(key));
+  } catch (e) {
+    held.delete(key);
+    throw e;
+  }
+}
+
+async function takeLockFile(dir: string, file: string, probe: ProcessProbe, unhold: () => void): Promise<() => Promise<void>> {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const record: LockHolder = { ...probe.self, since: new Date().toISOString() };
       await writeFile(file, `${JSON.stringify(record)}\n`, { flag: 'wx' });
-      held.add(key);
       const beat = setInterval(() => {
         const t = new Date();
         utimes(file, t, t).catch(() => {});
@@ -138,10 +149,10 @@ export async function lockDataDir(dir: string, probe: ProcessProbe = localProbe(
       beat.unref();
       return async () => {
         clearInterval(beat);
-        held.delete(key);
+        unhold();
         // Only our own lock is removed (a holder that took a lock it judged stale wrote its own).
-        const now = await readFile(file, 'utf8').catch(() => '');
-        if (parseHolder(now)?.pid === probe.self.pid && parseHolder(now)?.host === probe.self.host) await rm(file, { force: true });
+        const now = parseHolder(await readFile(file, 'utf8').catch(() => ''));
+        if (now?.pid === probe.self.pid && now.host === probe.self.host) await rm(file, { force: true });
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot lock PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
