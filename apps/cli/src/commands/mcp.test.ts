@@ -53,7 +53,10 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+// The SDK client gives up on a request after 60 s; a publish on a loaded 2-core machine can take
+// longer, so the client waits as long as the test may (vitest's bound is 120 s).
+const call = async (name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args }, undefined, { timeout: 115_000 })) as CallToolResult;
 const errors = (issues: Array<{ code: string; severity: string }>) => issues.filter((i) => i.severity === 'error').map((i) => i.code);
 
 describe('bvl mcp (stdio)', () => {
