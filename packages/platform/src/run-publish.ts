@@ -8,7 +8,7 @@ import { diffSchema } from './diff-schema.ts';
 import { type OverlayRow, overlayOf } from './overlay-of.ts';
 import { planTables } from './plan-tables.ts';
 import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
-import { readOverlayRows } from './run-drafts.ts';
+import { lockDrafts, readOverlayRows } from './run-drafts.ts';
 import { describeSessions, LockTimeoutError, packageLockKey, publishApplicationName, takeAdvisoryLock, tenantLockKey } from './run-package-lock.ts';
 import { checkRepublish } from './run-republish-checks.ts';
 import { applySeeds, type SeedApplied } from './run-seeds.ts';
@@ -39,7 +39,16 @@ export interface PublishOptions {
   readonly lockWaitMs?: number;
   /** How long DDL waits for a table a reader holds (default PUBLISH_LOCK_TIMEOUT_MS). */
   readonly ddlLockWaitMs?: number;
+  /**
+   * Test hook, awaited inside the transaction at each point a concurrent caller could act (see
+   * {@link PublishPoint}); tests stage, replace or discard drafts here to prove the publish
+   * promotes exactly what it verified.
+   */
+  readonly interleave?: (point: PublishPoint, trx: Kysely<BvlDatabase>) => Promise<void>;
 }
+
+/** Where {@link PublishOptions.interleave} is called: `gated` once the draft set is read and verified, `promoted` once it is inserted as active (before the drafts are removed). */
+export type PublishPoint = 'gated' | 'promoted';
 
 /** An artifact a publish retired (a tombstone), and what happened to its data. */
 export interface RetiredItem {
@@ -278,17 +287,28 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
   // Once this publish holds the package, DDL must not wait forever behind a long reader of a table
   // (and make every later reader queue behind it): give up, roll back and say so.
   await sql`select set_config('lock_timeout', ${`${options.ddlLockWaitMs ?? PUBLISH_LOCK_TIMEOUT_MS}ms`}, true)`.execute(trx);
-  const rows = await readOverlayRows(trx, scope.tenant, scope.package);
+  // The draft set this publish verifies and promotes: its rows locked until the commit, so none of
+  // them changes meanwhile; a draft staged into a new slot after this is not in it (see lockDrafts).
+  const locked = await lockDrafts(trx, scope);
+  if (locked.length === 0) return { kind: 'nothing' };
+  const held = new Map(locked.map((l) => [`${l.type}\u0000${l.name}`, l]));
+  const rows = (await readOverlayRows(trx, scope.tenant, scope.package)).filter((r) => {
+    if (r.state !== 'draft') return true;
+    const l = held.get(`${r.type}\u0000${r.name}`);
+    return l !== undefined && l.contentHash === r.contentHash && l.tombstone === (r.tombstone === true);
+  });
   const drafts = rows.filter((r) => r.state === 'draft');
   if (drafts.length === 0) return { kind: 'nothing' };
-  const active = rows.filter((r) => r.state === 'active');
   const draftSlots = new Set(drafts.map((d) => `${d.type}\u0000${d.name}`));
+  const verified = locked.filter((l) => draftSlots.has(`${l.type}\u0000${l.name}`));
+  const active = rows.filter((r) => r.state === 'active');
 
   // The gate, on the exact graph being promoted, inside the package lock.
   const overlay = overlayOf(rows, scope.package);
   const gate = verify(overlay.published, overlay.drafts);
   const plan = planTables(gate.graph);
   if (!gate.publishable || plan.issues.length > 0) throw new Refusal(sortIssues([...gate.issues, ...plan.issues]), gate.checked);
+  await options.interleave?.('gated', trx);
 
   // What the republish does to the rows already there, decided before anything changes.
   const schema = await ensureOwnSchema(trx, scope.tenant);
@@ -330,7 +350,11 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
         .where('d.tenant_id', '=', scope.tenant)
         .where('d.package', '=', scope.package)
         .where('d.state', '=', 'draft')
-        .where('d.tombstone', '=', false),
+        .where('d.tombstone', '=', false)
+        // Exactly the rows verified, as verified (the content hash guards a change made by this very transaction).
+        .where(
+          sql<boolean>`(d.id, d.content_hash) in (select * from unnest(${verified.map((v) => v.id)}::text[], ${verified.map((v) => v.contentHash)}::text[]))`,
+        ),
     )
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'package', 'type', 'name', 'state']).doUpdateSet((eb) => ({
@@ -344,7 +368,22 @@ async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope,
     )
     .returning(['type', 'name', 'version'])
     .execute();
-  await trx.deleteFrom('bvl.metadata_items').where('tenant_id', '=', scope.tenant).where('package', '=', scope.package).where('state', '=', 'draft').execute();
+  await options.interleave?.('promoted', trx);
+  const expected = verified.filter((v) => !v.tombstone).length;
+  if (promoted.length !== expected)
+    throw new Error(`the verified draft set changed under the publish (${promoted.length} of ${expected} drafts promoted); nothing was published`);
+  // Only the drafts verified go; a draft staged meanwhile stays for the next round.
+  await trx
+    .deleteFrom('bvl.metadata_items')
+    .where('tenant_id', '=', scope.tenant)
+    .where('package', '=', scope.package)
+    .where('state', '=', 'draft')
+    .where(
+      'id',
+      'in',
+      verified.map((v) => v.id),
+    )
+    .execute();
   // A draft container replaces its whole published container (as the overlay showed): views it dropped are retired.
   const redrafted = redraftedContainers(overlay.drafts.artifacts);
   const retired = active.filter((a) => {
