@@ -288,6 +288,14 @@ export const RULE_DOCS = {
     example: 'seeds: 3 rows inserted; seed "b_big" rolled back, "c_after" not run: Connection terminated unexpectedly',
     fix: 'Fix the database (free disk space, restore the connection) and publish again: the published metadata stays, the seeds and probes run again.',
   },
+  seeds_resumed: {
+    meaning:
+      "The package's previous publish committed but its seeds never finished — the process was killed while seeding, or a database failure stopped them — so this publish applied the package's seeds again, even with no drafts to promote.",
+    why: 'Until now the app lacked rows its seeds declare; the report of this publish says what was written now.',
+    example:
+      'The seeds of package "crm"\'s publish #41 in tenant "acme" never finished; this publish applied the package\'s seeds again: 12 rows inserted, 0 updated, 3 skipped.',
+    fix: 'Check the seed report. Under upsert and ignore the replay is idempotent; a mode "insert" seed may have written some rows twice.',
+  },
   intent_mismatch: {
     meaning: 'The app, as built, does not match what the user asked for (reserved for the intent review).',
     why: 'A structurally sound app can still miss the point: a missing entity, a dashboard about the wrong thing.',
