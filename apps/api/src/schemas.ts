@@ -243,7 +243,7 @@ export const HealthzSchema = z
 
 export const ErrorSchema = z
   .object({
-    error: z.enum(['invalid_request', 'unauthorized', 'not_found', 'payload_too_large', 'database_unavailable', 'internal']),
+    error: z.enum(['invalid_request', 'unauthorized', 'not_found', 'session_stopped', 'payload_too_large', 'database_unavailable', 'internal']),
     message: z.string(),
     problems: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })

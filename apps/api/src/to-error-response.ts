@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
+  session_stopped: 409,
   payload_too_large: 413,
   database_unavailable: 503,
   internal: 500,
@@ -87,7 +88,9 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody; 
   if (e instanceof SessionError)
     return e.kind === 'not_found'
       ? { status: 404, body: { error: 'not_found', message: e.message } }
-      : { status: 400, body: { error: 'invalid_request', message: e.message } };
+      : e.kind === 'stopped'
+        ? { status: 409, body: { error: 'session_stopped', message: e.message } }
+        : { status: 400, body: { error: 'invalid_request', message: e.message } };
   if (isDatabaseUnavailable(e))
     return {
       status: 503,
