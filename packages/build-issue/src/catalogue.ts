@@ -247,7 +247,8 @@ export const CATALOGUE = {
     layer: 'runtime',
     impact: 'wrong-numbers',
     severity: 'error',
-    summary: 'A republish would lose or change rows already there (a type or cardinality change, a removed option); refused unless allowDataChange.',
+    summary:
+      "A republish would lose or change rows already there (a type or cardinality change, a removed option, a mode 'replace' seed deleting rows no record recreates); refused unless allowDataChange.",
   },
   data_changed_on_republish: {
     layer: 'runtime',

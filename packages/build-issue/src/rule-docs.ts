@@ -257,7 +257,7 @@ export const RULE_DOCS = {
   },
   data_loss_on_republish: {
     meaning:
-      'Publishing again would lose or change rows already in a table: a datetime became a date, a multiple lookup became single, a multiselect became a select, text that does not parse as the new type, an option removed while rows still hold it.',
+      "Publishing again would lose or change rows already in a table: a datetime became a date, a multiple lookup became single, a multiselect became a select, text that does not parse as the new type, an option removed while rows still hold it, a mode 'replace' seed that would delete rows none of its records recreates.",
     why: 'The change is silent otherwise: times are cut off, all but one value of a list is dropped, rows keep values no option offers. bvl counts the rows and refuses until you decide.',
     example: '"due_at": { "type": "datetime" }  →  "due_at": { "type": "date" }  (with 120 rows that have a time of day)',
     fix: 'Keep the old type, or publish with allowDataChange (--allow-data-change) to convert the rows as the message describes.',
@@ -279,7 +279,7 @@ export const RULE_DOCS = {
     meaning: "A seed with mode 'replace' empties its object's table before writing its records, on every publish.",
     why: 'Rows users added to that object are deleted each time the package is published.',
     example: '{ "object": "crm_stage", "mode": "replace", "records": [ … ] }',
-    fix: "Use mode 'upsert' unless the table must hold exactly the seed's records.",
+    fix: "Use mode 'upsert' unless the table must hold exactly the seed's records. When rows no record recreates would be deleted, the publish is refused as data_loss_on_republish unless allowDataChange lets it through.",
   },
   publish_interrupted: {
     meaning:

@@ -55,7 +55,9 @@ const fieldType = (def: unknown): string | undefined => (isRecord(def) && typeof
  * offers while rows hold it are errors unless `allowDataChange` is set (then they proceed, and each
  * is a `data_changed_on_republish` warning saying how many rows changed); a new `unique` or
  * `storage.notNull` the rows already violate is an error either way (the index or constraint could
- * not be built); `mode: "replace"` seeds are warned about with the rows they delete. Reads only.
+ * not be built); `mode: "replace"` seeds are warned about with the rows they delete, and refused
+ * like any data loss (unless `allowDataChange`) when some of those rows are not among the seed's
+ * records (rows users added, or records the seed dropped). Reads only.
  */
 export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput): Promise<RepublishCheck> {
   const errors: BuildIssue[] = [];
@@ -251,14 +253,24 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
       )
     ).rows[0];
     if (!r || r.total === 0) continue;
-    const extra = r.extra ?? 0;
+    // Rows no record recreates: counted by key, or (no single key) at least those past the records.
+    const extra = keyed ? (r.extra ?? 0) : Math.max(0, r.total - seed.def.records.length);
+    const where = { artifact: { type: 'seed', name: seed.name }, ref: { type: 'object', name: seed.object }, path: '/mode', draft: seed.draft };
+    if (extra > 0 && !input.allowDataChange) {
+      errors.push(
+        makeIssue({
+          code: 'data_loss_on_republish',
+          ...where,
+          message: `Seed "${seed.name}" uses mode "replace": this publish would delete all ${plural(r.total, 'row')} of object "${seed.object}" and write its ${plural(seed.def.records.length, 'record')} again, and ${keyed ? '' : 'at least '}${plural(extra, 'row')} ${extra === 1 ? 'is' : 'are'} not among the seed's records (added outside the seed${keyed ? '' : `; without a single externalId bvl cannot tell which`}): ${extra === 1 ? 'it' : 'they'} would be gone. bvl refused the publish so that no data is lost by accident.`,
+          fix: `Use mode "upsert" with an externalId to keep rows added outside the seed, delete those rows yourself first, or publish again with ${ALLOW} to let the seed delete them.`,
+        }),
+      );
+      continue;
+    }
     warnings.push(
       makeIssue({
         code: 'seed_replace_deletes_rows',
-        artifact: { type: 'seed', name: seed.name },
-        ref: { type: 'object', name: seed.object },
-        path: '/mode',
-        draft: seed.draft,
+        ...where,
         message: `Seed "${seed.name}" uses mode "replace": this publish deletes all ${plural(r.total, 'row')} of object "${seed.object}" and writes its ${plural(seed.def.records.length, 'record')} again, with new ids (lookups to the old rows are cleared)${extra > 0 ? `; ${plural(extra, 'deleted row')} ${extra === 1 ? 'is' : 'are'} not among the seed's records (added outside the seed) and will be gone` : ''}.`,
         fix: 'Use mode "upsert" with an externalId to keep rows added outside the seed and the ids other rows point at; keep "replace" only for data the seed alone owns.',
       }),

@@ -292,13 +292,32 @@ describe('constraints over existing rows', () => {
 });
 
 describe('mode "replace"', () => {
-  it('warns with the rows it deletes, counting the ones no record recreates', async () => {
+  it('deleting rows no record recreates is data loss: refused with the rows counted, unless allowDataChange', async () => {
     const scope = { tenant: made.next(), package: 'app' };
     const doc = { objects: [obj('tag', {})], data: [{ object: 'tag', mode: 'replace', records: [{ name: 'a' }, { name: 'b' }] }] };
     const first = await publish(scope, doc);
     expect(codes(first)).toEqual([]);
+    // Replacing only its own rows is a warning.
+    const own = await publish(scope, doc);
+    expect(codes(own)).toEqual([
+      [
+        'seed_replace_deletes_rows',
+        'warning',
+        'Seed "tag" uses mode "replace": this publish deletes all 2 rows of object "tag" and writes its 2 records again, with new ids (lookups to the old rows are cleared).',
+      ],
+    ]);
     await insert(scope.tenant, 'tag', ['name'], [['user-added']]);
-    const again = await publish(scope, doc);
+    const refused = await publish(scope, doc);
+    expect(codes(refused)).toEqual([
+      [
+        'data_loss_on_republish',
+        'error',
+        'Seed "tag" uses mode "replace": this publish would delete all 3 rows of object "tag" and write its 2 records again, and 1 row is not among the seed\'s records (added outside the seed): it would be gone. bvl refused the publish so that no data is lost by accident.',
+      ],
+    ]);
+    expect(refused.outcome === 'refused' && refused.issues[0]).toMatchObject({ artifact: { type: 'seed', name: 'tag' }, path: '/mode' });
+    expect((await read(scope.tenant, 'tag', 'name')).map(([n]) => n).sort()).toEqual(['a', 'b', 'user-added']);
+    const again = await publish(scope, doc, { allowDataChange: true });
     expect(again.outcome).toBe('published');
     expect(codes(again)).toEqual([
       [
@@ -308,5 +327,19 @@ describe('mode "replace"', () => {
       ],
     ]);
     if (again.outcome === 'published') expect(again.seedApplied.seeds[0]).toMatchObject({ deleted: 3, inserted: 2 });
+  });
+
+  it('without a single externalId the rows past the records are counted as at least that many', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    const doc = {
+      objects: [obj('tag', { code: { type: 'text' } })],
+      data: [{ object: 'tag', mode: 'replace', externalId: ['name', 'code'], records: [{ name: 'a', code: '1' }] }],
+    };
+    await publish(scope, doc);
+    await insert(scope.tenant, 'tag', ['name'], [['x'], ['y']]);
+    const refused = await publish(scope, doc);
+    expect(refused.outcome === 'refused' && refused.issues.map((i) => i.message)).toEqual([
+      'Seed "tag" uses mode "replace": this publish would delete all 3 rows of object "tag" and write its 1 record again, and at least 2 rows are not among the seed\'s records (added outside the seed; without a single externalId bvl cannot tell which): they would be gone. bvl refused the publish so that no data is lost by accident.',
+    ]);
   });
 });
