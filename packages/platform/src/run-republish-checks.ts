@@ -63,7 +63,8 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
   const errors: BuildIssue[] = [];
   const warnings: BuildIssue[] = [];
   const afterDdl: RawBuilder<unknown>[] = [];
-  type Probe = { table: string; predicate: RawBuilder<boolean>; report: (n: number, total: number) => Promise<void> };
+  /** A count over a table's rows: `report` when some match, `clean` (if any) when none do. */
+  type Probe = { table: string; predicate: RawBuilder<boolean>; report: (n: number, total: number) => Promise<void>; clean?: () => void };
   const probes: Probe[] = [];
   const table = (name: string) => sql.id(input.schema, name);
   const fieldOf = (t: string, c: string) => input.graph.objects.get(t)?.fields.get(c);
@@ -223,6 +224,61 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
     }
   }
 
+  // A foreign key added to a table that holds rows is added NOT VALID (old rows are not checked by
+  // the DDL). Once the DDL ran it is validated when every row holds — a lookup turned from multiple
+  // to single included, whose first ids may point at rows that are gone (a list has no foreign key).
+  for (const step of input.steps) {
+    if (step.kind !== 'add_foreign_key' || step.validate) continue;
+    const have = input.existing.tables.get(step.table);
+    if (!have || identifierProblem(step.column) || identifierProblem(step.references.table)) continue;
+    const current = have.columns.get(step.column);
+    const validate = sql`alter table ${table(step.table)} validate constraint ${sql.id(step.name)}`;
+    // A column the DDL adds is empty in every row.
+    if (current === undefined) {
+      afterDdl.push(validate);
+      continue;
+    }
+    if (current === 'other') continue;
+    const c = sql.id(step.column);
+    const value = current.array ? sql`(${c})[1]` : sql`${c}`;
+    const target = step.references.table;
+    const found = input.existing.tables.has(target) ? sql`exists (select 1 from ${table(target)} as x where x.id::text = (${value})::text)` : sql`false`;
+    const predicate = sql<boolean>`${value} is not null and not ${found}`;
+    probes.push({
+      table: step.table,
+      predicate,
+      clean: () => afterDdl.push(validate),
+      report: async (n, total) => {
+        // Rows already pointing nowhere under a single lookup: left as they were (NOT VALID), as before.
+        if (!current.array) return;
+        const example = await sql<{ v: string | null }>`select (${value})::text as v from ${table(step.table)} where ${predicate} limit 1`.execute(db);
+        const eg = example.rows[0] ? ` (e.g. ${quote(example.rows[0].v)})` : '';
+        const head = `Field "${step.column}" of object "${step.table}" becomes a single lookup to "${target}", and ${n} of its ${plural(total, 'row')} ${agree(n, `hold`)} a first id no "${target}" row has${eg}`;
+        if (input.allowDataChange) {
+          afterDdl.push(
+            sql`update ${table(step.table)} as t set ${c} = null where t.${c} is not null and not exists (select 1 from ${table(target)} as x where x.id::text = t.${c}::text)`,
+            validate,
+          );
+          warnings.push(
+            makeIssue({
+              code: 'data_changed_on_republish',
+              ...where(step.table, step.column),
+              message: `${head}: those ids were cleared, so the foreign key holds every row, as allowDataChange allowed.`,
+            }),
+          );
+        } else
+          errors.push(
+            makeIssue({
+              code: 'data_loss_on_republish',
+              ...where(step.table, step.column),
+              message: `${head}: the foreign key cannot hold those rows, and clearing them loses the values. bvl refused the publish so that no data changes by accident.`,
+              fix: `Point those rows at existing "${target}" rows first, or publish again with ${ALLOW} to clear them.`,
+            }),
+          );
+      },
+    });
+  }
+
   // One scan per table for every count it needs.
   const byTable = new Map<string, Probe[]>();
   for (const p of probes) byTable.set(p.table, [...(byTable.get(p.table) ?? []), p]);
@@ -233,6 +289,7 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
     for (const [i, p] of list.entries()) {
       const n = Number(row[`c${i}`] ?? 0);
       if (n > 0) await p.report(n, total);
+      else p.clean?.();
     }
   }
 
