@@ -19,7 +19,7 @@ export interface RuleDoc {
 export const RULE_DOCS = {
   invalid_artifact: {
     meaning:
-      'An artifact does not have the shape ObjectStack expects: a required key is missing, a value has the wrong type, a name is not snake_case, or the file is not JSON at all.',
+      'An artifact does not have the shape ObjectStack expects: a required key is missing, a value has the wrong type, a name is not snake_case, a key is repeated in one JSON object (JSON keeps only the last: two "objects" keys in a stack drop every object of the first) or is named "__proto__" (no JavaScript record holds it), or the file is not JSON at all.',
     why: 'ObjectStack refuses or misreads the artifact when it loads the stack, so what it describes never appears; references to it from elsewhere may still resolve and hide the gap.',
     example: '{ "name": "Expense Report", "fields": { "amount": { "type": 12 } } }',
     fix: 'Correct the value at the reported path (the message says what was expected). Names that become tables or columns must be snake_case.',
@@ -219,7 +219,7 @@ export const RULE_DOCS = {
   },
   seed_value_invalid: {
     meaning:
-      "A seed record breaks its field's value contract: a value of the wrong type, a required field missing, a text over maxLength, or a value repeated on a unique field.",
+      "A seed record breaks its field's value contract: a value of the wrong type (a list for a single-value lookup or select included), a required field missing, a text over maxLength, or a value repeated on a unique field.",
     why: 'The platform rejects the row when the seed runs, so the record never lands and whatever counts on it is empty.',
     example: '{ "object": "exp_expense", "records": [ { "title": "Taxi", "amount": "twelve" } ] }',
     fix: "Correct the value at the reported path to the field's type and limits, or relax the field.",

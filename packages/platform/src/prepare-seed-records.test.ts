@@ -4,7 +4,17 @@ import { fieldPlanner, lookupKeys, planField, prepareSeedRecords } from './prepa
 
 const NOW = new Date('2026-03-15T10:30:00Z');
 const OBJECTS = [
-  { name: 'acct', fields: { name: { type: 'text' }, revenue: { type: 'currency' }, tags: { type: 'multiselect' }, since: { type: 'date' } } },
+  {
+    name: 'acct',
+    fields: {
+      name: { type: 'text' },
+      revenue: { type: 'currency' },
+      tags: { type: 'multiselect' },
+      since: { type: 'date' },
+      stage: { type: 'select', options: ['a', 'b'] },
+      note: { type: 'text' },
+    },
+  },
   {
     name: 'contact',
     fields: {
@@ -31,9 +41,17 @@ describe('planField', () => {
   const { obj } = seedOf('contact', []);
   it.each([
     { name: 'id is text', key: 'id', want: { column: 'id', type: { base: 'text', array: false } } },
-    { name: 'a date field', key: 'born', want: { column: 'born', type: { base: 'date', array: false } } },
-    { name: 'a lookup', key: 'acct', want: { column: 'acct', type: { base: 'text', array: false }, relation: { target: 'acct', multiple: false } } },
-    { name: 'a multiple lookup', key: 'accts', want: { column: 'accts', type: { base: 'text', array: true }, relation: { target: 'acct', multiple: true } } },
+    { name: 'a date field', key: 'born', want: { column: 'born', type: { base: 'date', array: false }, fieldType: 'date' } },
+    {
+      name: 'a lookup',
+      key: 'acct',
+      want: { column: 'acct', type: { base: 'text', array: false }, fieldType: 'lookup', relation: { target: 'acct', multiple: false } },
+    },
+    {
+      name: 'a multiple lookup',
+      key: 'accts',
+      want: { column: 'accts', type: { base: 'text', array: true }, fieldType: 'lookup', relation: { target: 'acct', multiple: true } },
+    },
     { name: 'not a field', key: 'nope', want: undefined },
   ])('$name', ({ key, want }) => {
     expect(planField(obj, key)).toEqual(want);
@@ -94,6 +112,48 @@ describe('prepareSeedRecords', () => {
         chunk: [{ index: 1, row: { name: 'B', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] }],
         problems: [{ index: 0, field: 'revenue', message: expect.stringMatching(/^row not written: /) }],
         refused: 1,
+      },
+    },
+    {
+      name: 'a list for a single-value lookup refuses its record (it was written with the field empty)',
+      object: 'contact',
+      records: [{ email: 'e', acct: ['Acme'] }],
+      want: {
+        chunk: [],
+        problems: [
+          {
+            index: 0,
+            field: 'acct',
+            message: 'row not written: a list was given to the single-value lookup "acct"; write one natural-key string (or make the field multiple)',
+          },
+        ],
+        refused: 1,
+      },
+    },
+    {
+      name: 'a list for a single-value select refuses its record (it was stored as the text ["a"])',
+      object: 'acct',
+      records: [{ name: 'A', stage: ['a'] }],
+      want: {
+        chunk: [],
+        problems: [
+          {
+            index: 0,
+            field: 'stage',
+            message: 'row not written: a list was given to the single-value select "stage"; write one option value (or make the field multiple)',
+          },
+        ],
+        refused: 1,
+      },
+    },
+    {
+      name: 'a list for a text field is its JSON text, as before',
+      object: 'acct',
+      records: [{ name: 'A', note: ['x'] }],
+      want: {
+        chunk: [{ index: 0, row: { name: 'A', note: '["x"]', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] }],
+        problems: [],
+        refused: 0,
       },
     },
     {

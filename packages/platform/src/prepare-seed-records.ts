@@ -7,6 +7,8 @@ import { toColumnValue } from './to-column-value.ts';
 export interface FieldPlan {
   readonly column: string;
   readonly type: ColumnType;
+  /** The field's type (`select`, `lookup`, …); absent for `id`. */
+  readonly fieldType?: string;
   readonly relation?: { readonly target: string; readonly multiple: boolean };
 }
 
@@ -38,8 +40,9 @@ export function planField(object: ObjectNode, key: string): FieldPlan | undefine
   const field = resolveField(object, key);
   if (!field || identifierProblem(key)) return undefined;
   const type = columnTypeOf(field.def);
-  const target = RELATION_TYPES.has(field.def.type) ? referenceOf(field.def) : undefined;
-  return target ? { column: key, type, relation: { target, multiple: field.def.multiple === true } } : { column: key, type };
+  const fieldType = field.def.type;
+  const target = RELATION_TYPES.has(fieldType) ? referenceOf(field.def) : undefined;
+  return target ? { column: key, type, fieldType, relation: { target, multiple: field.def.multiple === true } } : { column: key, type, fieldType };
 }
 
 /** A memo of {@link planField} for one object (a seed plans each key once). */
@@ -49,6 +52,18 @@ export function fieldPlanner(object: ObjectNode): (key: string) => FieldPlan | u
     if (!plans.has(key)) plans.set(key, planField(object, key));
     return plans.get(key);
   };
+}
+
+/** Field types that hold one chosen value unless `multiple`: a list given to one is refused, never stored as its JSON text. */
+const SINGLE_CHOICE_TYPES = new Set(['select', 'radio']);
+
+/** Why `value` cannot be the value of the single-value field `plan`, or undefined. */
+function singleValueProblem(plan: FieldPlan, key: string, value: unknown): string | undefined {
+  if (!Array.isArray(value) || plan.type.array) return undefined;
+  if (plan.relation) return `row not written: a list was given to the single-value lookup "${key}"; write one natural-key string (or make the field multiple)`;
+  if (plan.fieldType !== undefined && SINGLE_CHOICE_TYPES.has(plan.fieldType))
+    return `row not written: a list was given to the single-value ${plan.fieldType} "${key}"; write one option value (or make the field multiple)`;
+  return undefined;
 }
 
 /** toColumnValue, with a crash of the conversion turned into that value's error (never the seed's). */
@@ -99,8 +114,9 @@ export interface PrepareResult {
  * Turns seed records into column values, pure: each key planned as its field's column (an unknown
  * key is dropped and reported once per seed), each value converted to its column type (CEL against
  * `now`), lookup values split into the keys still to resolve, and `created_at`/`updated_at` filled.
- * A value that cannot be stored (a CEL value that does not evaluate, a list for a number) refuses
- * its record, never the seed: each record is written whole or not at all.
+ * A value that cannot be stored (a CEL value that does not evaluate, a list for a number, a list
+ * for a single-value lookup or select) refuses its record, never the seed: each record is written
+ * whole or not at all.
  */
 export function prepareSeedRecords(input: PrepareInput): PrepareResult {
   const { seed, planOf } = input;
@@ -120,6 +136,11 @@ export function prepareSeedRecords(input: PrepareInput): PrepareResult {
           problems.push({ index: i, message: `object "${seed.object}" has no field "${key}"; the value was dropped (reported once per seed)`, field: key });
         input.unknownReported.add(key);
         continue;
+      }
+      const single = singleValueProblem(plan, key, value);
+      if (single) {
+        refused = { field: key, message: single };
+        break;
       }
       if (plan.relation) {
         const keys = lookupKeys(value, plan.relation.multiple);
