@@ -65,6 +65,7 @@ export {
   type TablesPlan,
   uniqueScope,
 } from './plan-tables.ts';
+export { abortReason } from './run-cancel.ts';
 export { createDataEngine, type DataEngine, type DataEngineScope, planDatasetQuery, planFind, type ReadResult, runCompiled } from './run-data-engine.ts';
 export { type AfterStep, applySchemaSteps, ddlLiteral, readExistingSchema } from './run-ddl.ts';
 export {

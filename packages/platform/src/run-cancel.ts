@@ -14,7 +14,8 @@ export interface AbortWatch {
   done(): void;
 }
 
-const reasonOf = (signal: AbortSignal): string => {
+/** An abort's reason in words (its Error's message, or the string given). */
+export const abortReason = (signal: AbortSignal): string => {
   const r: unknown = signal.reason;
   if (r instanceof Error) return r.message;
   return typeof r === 'string' && r !== '' ? r : 'the caller aborted it';
@@ -22,7 +23,7 @@ const reasonOf = (signal: AbortSignal): string => {
 
 /** The error an aborted signal becomes. */
 export const cancelledBy = (signal: AbortSignal): PublishCancelled =>
-  new PublishCancelled(`the publish was cancelled before it committed (${reasonOf(signal)})`);
+  new PublishCancelled(`the publish was cancelled before it committed (${abortReason(signal)})`);
 
 const IDLE: AbortWatch = { check() {}, done() {} };
 

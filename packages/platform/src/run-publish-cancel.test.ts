@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { listDrafts, stageDrafts } from './run-drafts.ts';
-import { tenantLockKey } from './run-package-lock.ts';
+import { tenantLockKey, withPackageLock } from './run-package-lock.ts';
 import { type PublishResult, publishPackage } from './run-publish.ts';
 
 // A publish past its caller's time bound is cancelled before it commits, and says that nothing
@@ -102,5 +102,24 @@ describe.runIf(ENGINE === 'postgres')('an abort cancels the statement the publis
     });
     expect(await active(scope.tenant)).toEqual([]);
     expect((await publishPackage(platform, scope)).outcome).toBe('published');
+  });
+
+  it('waiting for the package another publish holds: the abort ends that wait too', async () => {
+    const scope = await staged();
+    let r: PublishResult | undefined;
+    let elapsed = 0;
+    await withPackageLock(platform, scope, async () => {
+      const bound = new AbortController();
+      const started = Date.now();
+      const publishing = publishPackage(platform, scope, { signal: bound.signal });
+      setTimeout(() => bound.abort(new Error('bound reached')), 300);
+      r = await publishing;
+      elapsed = Date.now() - started;
+    });
+    expect(cancelled(r!)).toEqual({ cancelled: true, error: 'nothing was published: the publish was cancelled before it committed (bound reached)' });
+    expect(elapsed).toBeLessThan(20_000);
+    expect(await active(scope.tenant)).toEqual([]);
+    // The pool's connections hold no stray lock: the next publish goes through.
+    expect((await publishPackage(platform, scope, { lockWaitMs: 2_000 })).outcome).toBe('published');
   });
 });

@@ -111,8 +111,12 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   if (ctx.pool === undefined) {
     try {
       const wait = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
-      return await withPackageLock(ctx, scope, (pinned) => publishPackage(pinned, scope, options), wait);
+      return await withPackageLock(ctx, scope, (pinned) => publishPackage(pinned, scope, options), { ...wait, signal: options.signal });
     } catch (e) {
+      if (options.signal?.aborted) {
+        const why = cancelledBy(options.signal);
+        return { outcome: 'failed', schema, error: `nothing was published: ${why.message}`, cause: e, cancelled: true };
+      }
       if (e instanceof LockTimeoutError) return { outcome: 'failed', schema, error: `nothing was published: ${e.message}`, cause: e };
       throw e;
     }

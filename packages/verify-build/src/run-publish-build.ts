@@ -1,5 +1,6 @@
 import { type BuildIssue, fingerprint, makeIssue, sortIssues } from '@bvl/build-issue';
 import {
+  abortReason,
   createProbeEngine,
   describeDbError,
   LockTimeoutError,
@@ -21,6 +22,7 @@ import { decideRound } from './decide-round.ts';
 import { draftHash } from './draft-hash.ts';
 import { addUsage, assertSessionOpen, loadSession, type ReportedUsage, recordRound, type SessionState, stoppedError } from './run-session-store.ts';
 import { cardSession, pastOf } from './run-verify-build.ts';
+import { SessionError } from './session-error.ts';
 
 /** What a gated publish is asked. */
 export interface PublishBuildInput extends PackageScope {
@@ -107,18 +109,27 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
   let result: Awaited<ReturnType<typeof publishPackage>>;
   input.onStep?.('publish');
   try {
-    result = await withPackageLock(ctx, scope, async (pinned) => {
-      await input.prepare?.(pinned);
-      return publishPackage(pinned, scope, options);
-    });
+    result = await withPackageLock(
+      ctx,
+      scope,
+      async (pinned) => {
+        await input.prepare?.(pinned);
+        return publishPackage(pinned, scope, options);
+      },
+      { signal: input.signal },
+    );
   } catch (e) {
-    if (!(e instanceof LockTimeoutError)) throw e;
+    // Cancelled while it waited for the package (or before): nothing ran.
+    const cancelled = input.signal?.aborted === true && !(e instanceof SessionError);
+    if (!(e instanceof LockTimeoutError) && !cancelled) throw e;
+    const why = cancelled ? `the publish was cancelled before it committed (${abortReason(input.signal!)})` : (e as Error).message;
     return {
       outcome: 'failed',
       published: false,
       ok: false,
       issues: [],
-      error: `nothing was published: ${e.message}`,
+      error: `nothing was published: ${why}`,
+      ...(cancelled ? { cancelled: true } : {}),
       schema: tenantSchema(scope.tenant),
       session: state?.view ?? null,
     };

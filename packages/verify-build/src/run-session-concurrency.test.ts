@@ -141,4 +141,23 @@ describe.runIf(ENGINE === 'postgres')('a cancel while the publish waits (Postgre
     expect(await publishing).toEqual({ error: expect.objectContaining({ kind: 'stopped' }) });
     expect(await active(scope.tenant)).toEqual([]);
   });
+
+  it('a signal cancels a publish that waits for its package: failed, cancelled, nothing published', async () => {
+    const scope = { tenant: made.next('sc'), package: 'app' };
+    await stageDrafts(platform, scope, app);
+    const bound = new AbortController();
+    let r: Awaited<ReturnType<typeof publishBuild>> | undefined;
+    await withPackageLock(platform, scope, async () => {
+      const publishing = publishBuild(platform, { ...scope, signal: bound.signal });
+      setTimeout(() => bound.abort(new Error('the request took longer than 120 s')), 200);
+      r = await publishing;
+    });
+    expect(r).toMatchObject({
+      outcome: 'failed',
+      published: false,
+      cancelled: true,
+      error: 'nothing was published: the publish was cancelled before it committed (the request took longer than 120 s)',
+    });
+    expect(await active(scope.tenant)).toEqual([]);
+  });
 });
