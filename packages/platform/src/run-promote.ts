@@ -210,11 +210,7 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
     .where('tenant_id', '=', scope.tenant)
     .where('package', '=', scope.package)
     .where('state', '=', 'draft')
-    .where(
-      'id',
-      'in',
-      verified.map((v) => v.id),
-    )
+    .where(sql<boolean>`id = any(${verified.map((v) => v.id)}::text[])`)
     .execute();
   // A draft container replaces its whole published container (as the overlay showed): views it dropped are retired.
   const redrafted = redraftedContainers(overlay.drafts.artifacts);
