@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { AppEnv, Logger } from './app-env.ts';
 import { bearerAuth, notFound } from './auth.ts';
 import { createRemoteMcp } from './mcp/create-remote-mcp.ts';
+import { refuseDuplicateKeys } from './refuse-duplicate-keys.ts';
 import { requestLog } from './request-log.ts';
 import { buildRoutes } from './routes/build-routes.ts';
 import { draftRoutes } from './routes/draft-routes.ts';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }
     await next();
   });
+  app.use('/v1/*', refuseDuplicateKeys);
   // A bounded wait for everything that reaches the database; publish gets longer.
   app.use('*', async (c, next) => {
     // An MCP request may be a publish too.

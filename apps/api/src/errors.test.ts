@@ -36,6 +36,22 @@ describe('bad input', () => {
     expect(await r.json()).toMatchObject({ error: 'invalid_request' });
   });
 
+  it('a body with a key twice in one object is a 400 naming each repeat, and nothing is staged', async () => {
+    const a = await t.tenant();
+    const body = '{"name": "acct", "fields": {"n": {"type": "text"}},\n "fields": {"m": {"type": "text"}}}';
+    const r = await a.request('p/drafts/object/acct', { method: 'PUT', body, headers: { 'content-type': 'application/json' } });
+    expect([r.status, await r.json()]).toEqual([
+      400,
+      {
+        error: 'invalid_request',
+        message: 'the body has the key "fields" twice at body.fields: JSON keeps only the last value, so the first would be dropped without a word',
+        problems: [{ path: 'body.fields', message: 'the key "fields" appears again at line 2, column 2 (first at line 1, column 18); keep one' }],
+      },
+    ]);
+    // Nothing was written, so the package does not exist.
+    expect((await a.request('p/drafts')).status).toBe(404);
+  });
+
   it('a body over the limit is a 413, before anything is parsed or staged', async () => {
     const a = await t.tenant();
     const big = { name: 'exp_big', label: 'x'.repeat(70 * 1024) };

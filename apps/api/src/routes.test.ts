@@ -182,6 +182,15 @@ describe('sessions', () => {
     expect(((await (await a.request('app/sessions')).json()) as { sessions: { id: string }[] }).sessions.map((x) => x.id)).toEqual([s.id]);
     const cancelled = (await (await a.request(`app/sessions/${s.id}/cancel`, { method: 'POST' })).json()) as Record<string, unknown>;
     expect(cancelled).toMatchObject({ status: 'stopped', stopReason: 'cancelled', next: 'stop' });
+    // A cancelled session takes no publish: 409, nothing published.
+    const refused = await a.request('app/publish', { method: 'POST', json: { session: s.id } });
+    expect([refused.status, await refused.json()]).toEqual([
+      409,
+      {
+        error: 'session_stopped',
+        message: `session "${s.id}" is stopped (cancelled): a stopped session takes no more rounds and no publish, so nothing was published. Start a new session to go on building.`,
+      },
+    ]);
   });
 
   it('an unknown session, or one of another package, is a 404; a bad goal or bound is a 400', async () => {

@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  session_stopped: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   database_unavailable: 503,
@@ -101,7 +102,9 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody; 
   if (e instanceof SessionError)
     return e.kind === 'not_found'
       ? { status: 404, body: { error: 'not_found', message: e.message } }
-      : { status: 400, body: { error: 'invalid_request', message: e.message } };
+      : e.kind === 'stopped'
+        ? { status: 409, body: { error: 'session_stopped', message: e.message } }
+        : { status: 400, body: { error: 'invalid_request', message: e.message } };
   if (isDatabaseUnavailable(e))
     return {
       status: 503,

@@ -247,7 +247,8 @@ export const CATALOGUE = {
     layer: 'runtime',
     impact: 'wrong-numbers',
     severity: 'error',
-    summary: 'A republish would lose or change rows already there (a type or cardinality change, a removed option); refused unless allowDataChange.',
+    summary:
+      "A republish would lose or change rows already there (a type or cardinality change, a removed option, a mode 'replace' seed deleting rows no record recreates); refused unless allowDataChange.",
   },
   data_changed_on_republish: {
     layer: 'runtime',
@@ -272,6 +273,13 @@ export const CATALOGUE = {
     impact: 'breaks',
     severity: 'error',
     summary: 'The publish committed, but what follows it (seeds, probes, their record) stopped on a database failure.',
+  },
+  seeds_resumed: {
+    layer: 'runtime',
+    impact: 'degrades',
+    severity: 'warning',
+    summary:
+      "An earlier publish's seeds never finished (the process stopped while seeding, or a database failure stopped them); this publish applied them again.",
   },
   intent_mismatch: { layer: 'intent', impact: 'degrades', severity: 'warning', summary: "The app does not match the user's stated goal." },
 } as const satisfies Record<string, PolicyEntry>;

@@ -19,7 +19,7 @@ export interface RuleDoc {
 export const RULE_DOCS = {
   invalid_artifact: {
     meaning:
-      'An artifact does not have the shape ObjectStack expects: a required key is missing, a value has the wrong type, a name is not snake_case, or the file is not JSON at all.',
+      'An artifact does not have the shape ObjectStack expects: a required key is missing, a value has the wrong type, a name is not snake_case, a key is repeated in one JSON object (JSON keeps only the last: two "objects" keys in a stack drop every object of the first) or is named "__proto__" (no JavaScript record holds it), or the file is not JSON at all.',
     why: 'ObjectStack refuses or misreads the artifact when it loads the stack, so what it describes never appears; references to it from elsewhere may still resolve and hide the gap.',
     example: '{ "name": "Expense Report", "fields": { "amount": { "type": 12 } } }',
     fix: 'Correct the value at the reported path (the message says what was expected). Names that become tables or columns must be snake_case.',
@@ -219,7 +219,7 @@ export const RULE_DOCS = {
   },
   seed_value_invalid: {
     meaning:
-      "A seed record breaks its field's value contract: a value of the wrong type, a required field missing, a text over maxLength, or a value repeated on a unique field.",
+      "A seed record breaks its field's value contract: a value of the wrong type (a list for a single-value lookup or select included), a required field missing, a text over maxLength, or a value repeated on a unique field.",
     why: 'The platform rejects the row when the seed runs, so the record never lands and whatever counts on it is empty.',
     example: '{ "object": "exp_expense", "records": [ { "title": "Taxi", "amount": "twelve" } ] }',
     fix: "Correct the value at the reported path to the field's type and limits, or relax the field.",
@@ -257,7 +257,7 @@ export const RULE_DOCS = {
   },
   data_loss_on_republish: {
     meaning:
-      'Publishing again would lose or change rows already in a table: a datetime became a date, a multiple lookup became single, a multiselect became a select, text that does not parse as the new type, an option removed while rows still hold it.',
+      "Publishing again would lose or change rows already in a table: a datetime became a date, a multiple lookup became single, a multiselect became a select, text that does not parse as the new type, an option removed while rows still hold it, a mode 'replace' seed that would delete rows none of its records recreates.",
     why: 'The change is silent otherwise: times are cut off, all but one value of a list is dropped, rows keep values no option offers. bvl counts the rows and refuses until you decide.',
     example: '"due_at": { "type": "datetime" }  →  "due_at": { "type": "date" }  (with 120 rows that have a time of day)',
     fix: 'Keep the old type, or publish with allowDataChange (--allow-data-change) to convert the rows as the message describes.',
@@ -279,7 +279,7 @@ export const RULE_DOCS = {
     meaning: "A seed with mode 'replace' empties its object's table before writing its records, on every publish.",
     why: 'Rows users added to that object are deleted each time the package is published.',
     example: '{ "object": "crm_stage", "mode": "replace", "records": [ … ] }',
-    fix: "Use mode 'upsert' unless the table must hold exactly the seed's records.",
+    fix: "Use mode 'upsert' unless the table must hold exactly the seed's records. When rows no record recreates would be deleted, the publish is refused as data_loss_on_republish unless allowDataChange lets it through.",
   },
   publish_interrupted: {
     meaning:
@@ -287,6 +287,14 @@ export const RULE_DOCS = {
     why: 'The app is published but not seeded or not verified at runtime; without this issue the gap would look like success.',
     example: 'seeds: 3 rows inserted; seed "b_big" rolled back, "c_after" not run: Connection terminated unexpectedly',
     fix: 'Fix the database (free disk space, restore the connection) and publish again: the published metadata stays, the seeds and probes run again.',
+  },
+  seeds_resumed: {
+    meaning:
+      "The package's previous publish committed but its seeds never finished — the process was killed while seeding, or a database failure stopped them — so this publish applied the package's seeds again, even with no drafts to promote.",
+    why: 'Until now the app lacked rows its seeds declare; the report of this publish says what was written now.',
+    example:
+      'The seeds of package "crm"\'s publish #41 in tenant "acme" never finished; this publish applied the package\'s seeds again: 12 rows inserted, 0 updated, 3 skipped.',
+    fix: 'Check the seed report. Under upsert and ignore the replay is idempotent; a mode "insert" seed may have written some rows twice.',
   },
   intent_mismatch: {
     meaning: 'The app, as built, does not match what the user asked for (reserved for the intent review).',

@@ -81,10 +81,12 @@ export function jsonDepth(value: unknown, cap = MAX_DEPTH): number {
 
 /**
  * The first value no database can store, or undefined: a string (value or key) holding a NUL
- * character (PostgreSQL text and jsonb reject U+0000), or a number JSON parsed to ±Infinity
- * (`1e400`), which would silently become null.
+ * character (PostgreSQL text and jsonb reject U+0000), a number JSON parsed to ±Infinity
+ * (`1e400`), which would silently become null, or a key `__proto__`, which a JavaScript record
+ * (ObjectStack's and bvl's writers build them) cannot hold: assigning it sets the prototype, so a
+ * field of that name or a seed value under it would silently be null.
  */
-export function findUnstorable(value: unknown): { path: string; what: string } | undefined {
+export function findUnstorable(value: unknown): { path: string; what: string; fix?: string } | undefined {
   // Paths are built only for the value found: each frame links to its parent.
   type Frame = { v: unknown; key: string | number | undefined; parent: Frame | undefined };
   const pathOf = (f: Frame | undefined, last?: string): string => {
@@ -111,6 +113,12 @@ export function findUnstorable(value: unknown): { path: string; what: string } |
       for (const k in v) {
         if (!Object.hasOwn(v, k)) continue;
         if (k.includes('\u0000')) return { path: pathOf(frame, k), what: 'a key with a NUL character (U+0000), which no database text can store' };
+        if (k === '__proto__')
+          return {
+            path: pathOf(frame, k),
+            what: 'the key "__proto__", which no JavaScript record holds (writing it sets the record\'s prototype, so its value would be lost: a field of that name is always empty)',
+            fix: 'Rename the key "__proto__" (e.g. "proto"); no field, option or record key may be named so.',
+          };
         stack.push({ v: (v as Record<string, unknown>)[k], key: k, parent: frame });
       }
   }
@@ -157,7 +165,7 @@ export class ArtifactCollector {
         type,
         name,
         message: `The ${type} holds ${unstorable.what} at ${unstorable.path || '/'}, so it could never be published as written.`,
-        fix: `Correct the value at ${unstorable.path || '/'}.`,
+        fix: unstorable.fix ?? `Correct the value at ${unstorable.path || '/'}.`,
         path: unstorable.path,
         draft: this.draft,
         source,

@@ -160,12 +160,12 @@ describe('buildGraph: schemas', () => {
     expect(allFieldNames(graph.objects.get('sys_user')!)).toContain('email');
   });
 
-  it('keeps fields named like Object.prototype members (the record parse would drop __proto__)', () => {
-    const { graph, issues } = buildGraph(
-      collectStack(JSON.parse('{"objects":[{"name":"o","fields":{"__proto__":{"type":"text"},"constructor":{"type":"text"}}}]}')),
-    );
-    expect(issues).toEqual([]);
-    expect([...graph.objects.get('o')!.fields.keys()]).toEqual(['__proto__', 'constructor']);
+  it('keeps fields named like Object.prototype members; refuses "__proto__", which no JavaScript record holds', () => {
+    const kept = buildGraph(collectStack(JSON.parse('{"objects":[{"name":"o","fields":{"constructor":{"type":"text"}}}]}')));
+    expect(kept.issues).toEqual([]);
+    expect([...kept.graph.objects.get('o')!.fields.keys()]).toEqual(['constructor']);
+    const proto = buildGraph(collectStack(JSON.parse('{"objects":[{"name":"o","fields":{"__proto__":{"type":"text"},"constructor":{"type":"text"}}}]}')));
+    expect(proto.issues.map((i) => [i.code, i.artifact.name, i.path])).toEqual([['invalid_artifact', 'o', '/fields/__proto__']]);
   });
 
   it('reports a measure or dimension declared twice in a dataset', () => {

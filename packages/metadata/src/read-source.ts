@@ -4,6 +4,7 @@ import type { ArtifactSet, SourceNotice } from './artifact.ts';
 import { collectFolder, collectStack, FOLDER_DIRS, type FolderFile } from './collect-artifacts.ts';
 import { describeJsonSyntaxError } from './describe-json-syntax-error.ts';
 import { didYouMean } from './edit-distance.ts';
+import { withDuplicateKeys } from './find-duplicate-keys.ts';
 import { INPUT_LIMITS, scanJson, setProblem, shapeProblem } from './input-bounds.ts';
 
 /** Largest stack file or artifact file bvl reads (bytes). */
@@ -45,7 +46,8 @@ export async function readSource(path: string, options: ReadSourceOptions = {}):
   if (info.isDirectory()) {
     const root = path.replace(/\/+$/, '');
     const { files, notices } = await readFolder(abs, root, options.overrides);
-    const set = collectFolder(files, { root, draft });
+    let set = collectFolder(files, { root, draft });
+    for (const f of files) set = withDuplicateKeys(set, f.text, `${root}/${f.path}`, draft);
     const texts = new Map(files.map((f) => [`${root}/${f.path}`, f.text]));
     return withTexts(bounded(path, { ...set, notices: [...notices, ...(set.notices ?? [])] }), texts);
   }
@@ -70,7 +72,7 @@ function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
   } catch {
     throw new SourceError(`${file} is not valid JSON: ${describeJsonSyntaxError(text)}`);
   }
-  return bounded(file, collectStack(doc, { file, draft }));
+  return withDuplicateKeys(bounded(file, collectStack(doc, { file, draft })), text, file, draft);
 }
 
 /** The set, or a SourceError when it is past a limit of {@link INPUT_LIMITS}. */

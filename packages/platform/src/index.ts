@@ -65,9 +65,22 @@ export {
   type TablesPlan,
   uniqueScope,
 } from './plan-tables.ts';
+export { abortReason } from './run-cancel.ts';
 export { createDataEngine, type DataEngine, type DataEngineScope, planDatasetQuery, planFind, type ReadResult, runCompiled } from './run-data-engine.ts';
 export { type AfterStep, applySchemaSteps, ddlLiteral, readExistingSchema } from './run-ddl.ts';
-export { type DraftSummary, discardDrafts, listDrafts, readOverlay, readOverlayRows, STAGE_BATCH, stageDrafts, stageTombstones } from './run-drafts.ts';
+export {
+  DRAFT_LOCK_TRIES,
+  type DraftSummary,
+  discardDrafts,
+  type LockedDraft,
+  listDrafts,
+  lockDrafts,
+  readOverlay,
+  readOverlayRows,
+  STAGE_BATCH,
+  stageDrafts,
+  stageTombstones,
+} from './run-drafts.ts';
 export { MIGRATIONS, migrateToLatest, TRY_PARSERS } from './run-migrations.ts';
 export {
   LOCK_WAIT_MS,
@@ -81,7 +94,15 @@ export {
 export { packageExists, packagesOf } from './run-packages.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
 export { latestProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
-export { PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, type PublishResult, publishPackage, type RetiredItem } from './run-publish.ts';
+export {
+  PUBLISH_LOCK_TIMEOUT_MS,
+  type PublishedItem,
+  type PublishOptions,
+  type PublishPoint,
+  type PublishResult,
+  publishPackage,
+  type RetiredItem,
+} from './run-publish.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, type ReadOnlyContext, type ReadOnlySessions, readOnlyQuery, runReadOnly } from './run-read-only.ts';
 export { checkRepublish, type RepublishCheck, type RepublishInput } from './run-republish-checks.ts';
 export {

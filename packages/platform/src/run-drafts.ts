@@ -155,6 +155,50 @@ export async function discardDrafts(ctx: PlatformContext, scope: PackageScope, o
   return Number(result.numDeletedRows);
 }
 
+/** A draft a publish holds: its row, locked until the publish ends, and the content it verified. */
+export interface LockedDraft {
+  readonly id: string;
+  readonly type: string;
+  readonly name: string;
+  readonly contentHash: string;
+  readonly tombstone: boolean;
+}
+
+/** How often {@link lockDrafts} tries again while another caller is writing one of the drafts, and how long it waits between tries. */
+export const DRAFT_LOCK_TRIES = 100;
+const DRAFT_LOCK_PAUSE_MS = 10;
+
+/**
+ * Locks the package's drafts for the caller's transaction (a publish) and returns them: the draft
+ * set it verifies and promotes. While the lock is held, a restage or discard of a locked draft
+ * waits for the publish, then finds the draft gone (promoted): a restage writes a new draft, a
+ * discard removes nothing. A draft staged into a new slot meanwhile is not locked, not seen, and
+ * stays a draft.
+ *
+ * A draft another caller is writing at that moment (an uncommitted stage or discard: a statement,
+ * milliseconds) is not waited for row by row — a stage writing several drafts and this lock could
+ * each hold a row the other waits for — but skipped: the locks taken are let go (a savepoint) and
+ * the whole set is tried again a moment later, up to {@link DRAFT_LOCK_TRIES} times. A draft still
+ * being written after that stays out of this publish, for the next round.
+ */
+export async function lockDrafts(trx: Kysely<BvlDatabase>, scope: PackageScope): Promise<LockedDraft[]> {
+  const drafts = () =>
+    trx.selectFrom('bvl.metadata_items').where('tenant_id', '=', scope.tenant).where('package', '=', scope.package).where('state', '=', 'draft');
+  for (let tries = 1; ; tries++) {
+    await sql`savepoint bvl_drafts`.execute(trx);
+    const rows = await drafts().select(['id', 'type', 'name', 'content_hash', 'tombstone']).orderBy('id').forUpdate().skipLocked().execute();
+    const held = new Set(rows.map((r) => r.id));
+    const busy = tries < DRAFT_LOCK_TRIES && (await drafts().select('id').execute()).some((r) => !held.has(r.id));
+    if (!busy) {
+      await sql`release savepoint bvl_drafts`.execute(trx);
+      return rows.map((r) => ({ id: r.id, type: r.type, name: r.name, contentHash: r.content_hash, tombstone: r.tombstone }));
+    }
+    await sql`rollback to savepoint bvl_drafts`.execute(trx);
+    await sql`release savepoint bvl_drafts`.execute(trx);
+    await new Promise((r) => setTimeout(r, DRAFT_LOCK_PAUSE_MS));
+  }
+}
+
 /**
  * The rows an overlay is built from: the tenant's active items and the drafts of `pkg` (all
  * packages' when undefined). Bodies this process already holds (by content hash) are not sent

@@ -75,26 +75,59 @@ export async function takeAdvisoryLock<DB>(db: Kysely<DB>, key: string, what: st
 }
 
 /**
+ * Runs `wait` (a lock wait on `conn`) so that `signal` ends it: on PostgreSQL an abort cancels the
+ * statement `conn` is waiting in (pg_cancel_backend from the pool, only while that backend waits
+ * for a lock in pg_advisory_lock), on PGlite nothing waits. A wait that failed after an abort
+ * throws the abort's reason; one that got the lock returns (the caller checks before going on).
+ */
+async function waitAbortably<DB, T>(ctx: PlatformContext, conn: Kysely<DB>, signal: AbortSignal | undefined, wait: () => Promise<T>): Promise<T> {
+  if (!signal || ctx.engine !== 'postgres') return wait();
+  const pool = ctx.pool ?? ctx.db;
+  const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(conn)).rows[0]?.pid;
+  const onAbort = () => {
+    void sql`select pg_cancel_backend(a.pid) from pg_catalog.pg_stat_activity a
+      where a.pid = ${pid} and a.state = 'active' and a.wait_event_type = 'Lock' and a.query like 'select pg_advisory_lock(%'`
+      .execute(pool)
+      .catch(() => {});
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await wait();
+  } catch (e) {
+    signal.throwIfAborted();
+    throw e;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
  * Runs `fn` on one pinned connection holding the package's advisory lock for the whole of it, so
  * "replace the drafts, then publish them" is one step: a concurrent run of the same package waits
  * (at most {@link LOCK_WAIT_MS}, then a {@link LockTimeoutError} names the holder) instead of
  * publishing (or discarding) this run's drafts. publishPackage takes the same lock per
  * transaction; on the same session that is re-entrant. The session carries the application name
- * `bvl publish <tenant>/<package>` meanwhile, so others can name it.
+ * `bvl publish <tenant>/<package>` meanwhile, so others can name it. `signal` ends the wait for the
+ * lock when it aborts (on PostgreSQL the waiting statement is cancelled; the abort's error is thrown).
  */
 export async function withPackageLock<T>(
   ctx: PlatformContext,
   scope: PackageScope,
   fn: (pinned: PlatformContext) => Promise<T>,
-  options: { waitMs?: number } = {},
+  options: { waitMs?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<T> {
+  const { signal, ...wait } = options;
+  signal?.throwIfAborted();
   return ctx.db.connection().execute(async (conn) => {
     const key = packageLockKey(scope);
     const name = (await sql<{ v: string }>`select current_setting('application_name') as v`.execute(conn)).rows[0]?.v ?? '';
     await sql`select set_config('application_name', ${publishApplicationName(scope)}, false)`.execute(conn);
     try {
-      await takeAdvisoryLock(conn, key, `package "${scope.package}" of tenant "${scope.tenant}"`, { xact: false, ...options });
+      await waitAbortably(ctx, conn, signal, () =>
+        takeAdvisoryLock(conn, key, `package "${scope.package}" of tenant "${scope.tenant}"`, { xact: false, ...wait }),
+      );
       try {
+        signal?.throwIfAborted();
         return await fn({ ...ctx, db: conn, pool: ctx.pool ?? ctx.db });
       } finally {
         // If the session died, its locks died with it.

@@ -55,13 +55,16 @@ const fieldType = (def: unknown): string | undefined => (isRecord(def) && typeof
  * offers while rows hold it are errors unless `allowDataChange` is set (then they proceed, and each
  * is a `data_changed_on_republish` warning saying how many rows changed); a new `unique` or
  * `storage.notNull` the rows already violate is an error either way (the index or constraint could
- * not be built); `mode: "replace"` seeds are warned about with the rows they delete. Reads only.
+ * not be built); `mode: "replace"` seeds are warned about with the rows they delete, and refused
+ * like any data loss (unless `allowDataChange`) when some of those rows are not among the seed's
+ * records (rows users added, or records the seed dropped). Reads only.
  */
 export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput): Promise<RepublishCheck> {
   const errors: BuildIssue[] = [];
   const warnings: BuildIssue[] = [];
   const afterDdl: RawBuilder<unknown>[] = [];
-  type Probe = { table: string; predicate: RawBuilder<boolean>; report: (n: number, total: number) => Promise<void> };
+  /** A count over a table's rows: `report` when some match, `clean` (if any) when none do. */
+  type Probe = { table: string; predicate: RawBuilder<boolean>; report: (n: number, total: number) => Promise<void>; clean?: () => void };
   const probes: Probe[] = [];
   const table = (name: string) => sql.id(input.schema, name);
   const fieldOf = (t: string, c: string) => input.graph.objects.get(t)?.fields.get(c);
@@ -221,6 +224,61 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
     }
   }
 
+  // A foreign key added to a table that holds rows is added NOT VALID (old rows are not checked by
+  // the DDL). Once the DDL ran it is validated when every row holds — a lookup turned from multiple
+  // to single included, whose first ids may point at rows that are gone (a list has no foreign key).
+  for (const step of input.steps) {
+    if (step.kind !== 'add_foreign_key' || step.validate) continue;
+    const have = input.existing.tables.get(step.table);
+    if (!have || identifierProblem(step.column) || identifierProblem(step.references.table)) continue;
+    const current = have.columns.get(step.column);
+    const validate = sql`alter table ${table(step.table)} validate constraint ${sql.id(step.name)}`;
+    // A column the DDL adds is empty in every row.
+    if (current === undefined) {
+      afterDdl.push(validate);
+      continue;
+    }
+    if (current === 'other') continue;
+    const c = sql.id(step.column);
+    const value = current.array ? sql`(${c})[1]` : sql`${c}`;
+    const target = step.references.table;
+    const found = input.existing.tables.has(target) ? sql`exists (select 1 from ${table(target)} as x where x.id::text = (${value})::text)` : sql`false`;
+    const predicate = sql<boolean>`${value} is not null and not ${found}`;
+    probes.push({
+      table: step.table,
+      predicate,
+      clean: () => afterDdl.push(validate),
+      report: async (n, total) => {
+        // Rows already pointing nowhere under a single lookup: left as they were (NOT VALID), as before.
+        if (!current.array) return;
+        const example = await sql<{ v: string | null }>`select (${value})::text as v from ${table(step.table)} where ${predicate} limit 1`.execute(db);
+        const eg = example.rows[0] ? ` (e.g. ${quote(example.rows[0].v)})` : '';
+        const head = `Field "${step.column}" of object "${step.table}" becomes a single lookup to "${target}", and ${n} of its ${plural(total, 'row')} ${agree(n, `hold`)} a first id no "${target}" row has${eg}`;
+        if (input.allowDataChange) {
+          afterDdl.push(
+            sql`update ${table(step.table)} as t set ${c} = null where t.${c} is not null and not exists (select 1 from ${table(target)} as x where x.id::text = t.${c}::text)`,
+            validate,
+          );
+          warnings.push(
+            makeIssue({
+              code: 'data_changed_on_republish',
+              ...where(step.table, step.column),
+              message: `${head}: those ids were cleared, so the foreign key holds every row, as allowDataChange allowed.`,
+            }),
+          );
+        } else
+          errors.push(
+            makeIssue({
+              code: 'data_loss_on_republish',
+              ...where(step.table, step.column),
+              message: `${head}: the foreign key cannot hold those rows, and clearing them loses the values. bvl refused the publish so that no data changes by accident.`,
+              fix: `Point those rows at existing "${target}" rows first, or publish again with ${ALLOW} to clear them.`,
+            }),
+          );
+      },
+    });
+  }
+
   // One scan per table for every count it needs.
   const byTable = new Map<string, Probe[]>();
   for (const p of probes) byTable.set(p.table, [...(byTable.get(p.table) ?? []), p]);
@@ -231,6 +289,7 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
     for (const [i, p] of list.entries()) {
       const n = Number(row[`c${i}`] ?? 0);
       if (n > 0) await p.report(n, total);
+      else p.clean?.();
     }
   }
 
@@ -251,14 +310,24 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
       )
     ).rows[0];
     if (!r || r.total === 0) continue;
-    const extra = r.extra ?? 0;
+    // Rows no record recreates: counted by key, or (no single key) at least those past the records.
+    const extra = keyed ? (r.extra ?? 0) : Math.max(0, r.total - seed.def.records.length);
+    const where = { artifact: { type: 'seed', name: seed.name }, ref: { type: 'object', name: seed.object }, path: '/mode', draft: seed.draft };
+    if (extra > 0 && !input.allowDataChange) {
+      errors.push(
+        makeIssue({
+          code: 'data_loss_on_republish',
+          ...where,
+          message: `Seed "${seed.name}" uses mode "replace": this publish would delete all ${plural(r.total, 'row')} of object "${seed.object}" and write its ${plural(seed.def.records.length, 'record')} again, and ${keyed ? '' : 'at least '}${plural(extra, 'row')} ${extra === 1 ? 'is' : 'are'} not among the seed's records (added outside the seed${keyed ? '' : `; without a single externalId bvl cannot tell which`}): ${extra === 1 ? 'it' : 'they'} would be gone. bvl refused the publish so that no data is lost by accident.`,
+          fix: `Use mode "upsert" with an externalId to keep rows added outside the seed, delete those rows yourself first, or publish again with ${ALLOW} to let the seed delete them.`,
+        }),
+      );
+      continue;
+    }
     warnings.push(
       makeIssue({
         code: 'seed_replace_deletes_rows',
-        artifact: { type: 'seed', name: seed.name },
-        ref: { type: 'object', name: seed.object },
-        path: '/mode',
-        draft: seed.draft,
+        ...where,
         message: `Seed "${seed.name}" uses mode "replace": this publish deletes all ${plural(r.total, 'row')} of object "${seed.object}" and writes its ${plural(seed.def.records.length, 'record')} again, with new ids (lookups to the old rows are cleared)${extra > 0 ? `; ${plural(extra, 'deleted row')} ${extra === 1 ? 'is' : 'are'} not among the seed's records (added outside the seed) and will be gone` : ''}.`,
         fix: 'Use mode "upsert" with an externalId to keep rows added outside the seed and the ids other rows point at; keep "replace" only for data the seed alone owns.',
       }),

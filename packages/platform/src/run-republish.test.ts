@@ -36,6 +36,14 @@ const read = async (tenant: string, table: string, column: string) =>
   (
     await sql<{ name: string; v: unknown }>`select name, ${sql.id(column)} as v from ${sql.id(tenantSchema(tenant), table)} order by name`.execute(platform.db)
   ).rows.map((r) => [r.name, r.v]);
+/** Each foreign key of a table: its column and whether PostgreSQL has validated it. */
+const validated = async (tenant: string, table: string) =>
+  (
+    await sql<{ col: string; ok: boolean }>`
+      select a.attname as col, c.convalidated as ok from pg_catalog.pg_constraint c
+      join pg_catalog.pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
+      where c.conrelid = ${`${tenantSchema(tenant)}.${table}`}::regclass and c.contype = 'f' order by 1`.execute(platform.db)
+  ).rows.map((r) => [r.col, r.ok]);
 const codes = (r: PublishResult) => (r.outcome === 'refused' || r.outcome === 'published' ? r.issues.map((i) => [i.code, i.severity, i.message]) : r);
 
 /**
@@ -210,6 +218,57 @@ describe('republish over existing rows', () => {
     expect(joined.rows).toEqual([{ n: 'A' }]);
     const fk = (await readExistingSchema(platform.db, tenantSchema(scope.tenant))).tables.get('deal')!.foreignKeys;
     expect(fk.map((f) => [f.column, f.table])).toEqual([['owners', 'acct']]);
+    // Validated after the conversion: every row holds, and PostgreSQL knows it.
+    expect(await validated(scope.tenant, 'deal')).toEqual([['owners', true]]);
+  });
+
+  it('multiple → single lookup whose first id points nowhere: refused, or cleared with allowDataChange; the foreign key is validated', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    const acct = obj('acct', {});
+    const deal = (owners: Record<string, unknown>) => obj('deal', { owners });
+    const seed = { object: 'acct', externalId: 'name', records: [{ name: 'A' }] };
+    expect((await publish(scope, { objects: [acct, deal({ type: 'lookup', reference: 'acct', multiple: true })], data: [seed] })).outcome).toBe('published');
+    const [a] = (await sql<{ id: string }>`select id from ${sql.id(tenantSchema(scope.tenant), 'acct')}`.execute(platform.db)).rows.map((r) => r.id);
+    // A list has no foreign key: d2's id points at an acct row that was deleted long ago.
+    await insert(
+      scope.tenant,
+      'deal',
+      ['name', 'owners'],
+      [
+        ['d1', sql`${[a]}::text[]`],
+        ['d2', sql`${['gone']}::text[]`],
+      ],
+    );
+    const single = deal({ type: 'lookup', reference: 'acct' });
+    const refused = await publish(scope, { objects: [acct, single], data: [seed] });
+    expect(codes(refused)).toEqual([
+      [
+        'data_loss_on_republish',
+        'error',
+        'Field "owners" of object "deal" becomes a single lookup to "acct", and 1 of its 2 rows holds a first id no "acct" row has (e.g. "gone"): the foreign key cannot hold those rows, and clearing them loses the values. bvl refused the publish so that no data changes by accident.',
+      ],
+    ]);
+    const allowed = await publish(scope, { objects: [acct, single], data: [seed] }, { allowDataChange: true });
+    expect(codes(allowed)).toEqual([
+      [
+        'data_changed_on_republish',
+        'warning',
+        'Field "owners" of object "deal" becomes a single lookup to "acct", and 1 of its 2 rows holds a first id no "acct" row has (e.g. "gone"): those ids were cleared, so the foreign key holds every row, as allowDataChange allowed.',
+      ],
+    ]);
+    expect(await read(scope.tenant, 'deal', 'owners')).toEqual([
+      ['d1', a],
+      ['d2', null],
+    ]);
+    expect(await validated(scope.tenant, 'deal')).toEqual([['owners', true]]);
+  });
+
+  it('a lookup added to a table with rows gets a validated foreign key', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    await publish(scope, { objects: [obj('acct', {}), obj('deal', {})] });
+    await insert(scope.tenant, 'deal', ['name'], [['d1']]);
+    expect((await publish(scope, { objects: [obj('acct', {}), obj('deal', { owner: { type: 'lookup', reference: 'acct' } })] })).outcome).toBe('published');
+    expect(await validated(scope.tenant, 'deal')).toEqual([['owner', true]]);
   });
 
   it('a lossless change needs no flag: text holding numbers becomes a number, a select becomes a multiselect', async () => {
@@ -292,13 +351,32 @@ describe('constraints over existing rows', () => {
 });
 
 describe('mode "replace"', () => {
-  it('warns with the rows it deletes, counting the ones no record recreates', async () => {
+  it('deleting rows no record recreates is data loss: refused with the rows counted, unless allowDataChange', async () => {
     const scope = { tenant: made.next(), package: 'app' };
     const doc = { objects: [obj('tag', {})], data: [{ object: 'tag', mode: 'replace', records: [{ name: 'a' }, { name: 'b' }] }] };
     const first = await publish(scope, doc);
     expect(codes(first)).toEqual([]);
+    // Replacing only its own rows is a warning.
+    const own = await publish(scope, doc);
+    expect(codes(own)).toEqual([
+      [
+        'seed_replace_deletes_rows',
+        'warning',
+        'Seed "tag" uses mode "replace": this publish deletes all 2 rows of object "tag" and writes its 2 records again, with new ids (lookups to the old rows are cleared).',
+      ],
+    ]);
     await insert(scope.tenant, 'tag', ['name'], [['user-added']]);
-    const again = await publish(scope, doc);
+    const refused = await publish(scope, doc);
+    expect(codes(refused)).toEqual([
+      [
+        'data_loss_on_republish',
+        'error',
+        'Seed "tag" uses mode "replace": this publish would delete all 3 rows of object "tag" and write its 2 records again, and 1 row is not among the seed\'s records (added outside the seed): it would be gone. bvl refused the publish so that no data is lost by accident.',
+      ],
+    ]);
+    expect(refused.outcome === 'refused' && refused.issues[0]).toMatchObject({ artifact: { type: 'seed', name: 'tag' }, path: '/mode' });
+    expect((await read(scope.tenant, 'tag', 'name')).map(([n]) => n).sort()).toEqual(['a', 'b', 'user-added']);
+    const again = await publish(scope, doc, { allowDataChange: true });
     expect(again.outcome).toBe('published');
     expect(codes(again)).toEqual([
       [
@@ -308,5 +386,19 @@ describe('mode "replace"', () => {
       ],
     ]);
     if (again.outcome === 'published') expect(again.seedApplied.seeds[0]).toMatchObject({ deleted: 3, inserted: 2 });
+  });
+
+  it('without a single externalId the rows past the records are counted as at least that many', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    const doc = {
+      objects: [obj('tag', { code: { type: 'text' } })],
+      data: [{ object: 'tag', mode: 'replace', externalId: ['name', 'code'], records: [{ name: 'a', code: '1' }] }],
+    };
+    await publish(scope, doc);
+    await insert(scope.tenant, 'tag', ['name'], [['x'], ['y']]);
+    const refused = await publish(scope, doc);
+    expect(refused.outcome === 'refused' && refused.issues.map((i) => i.message)).toEqual([
+      'Seed "tag" uses mode "replace": this publish would delete all 3 rows of object "tag" and write its 1 record again, and at least 2 rows are not among the seed\'s records (added outside the seed; without a single externalId bvl cannot tell which): they would be gone. bvl refused the publish so that no data is lost by accident.',
+    ]);
   });
 });

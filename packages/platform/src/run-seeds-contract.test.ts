@@ -150,3 +150,47 @@ describe('the write contract (ObjectStack record validator, ADR-0113)', () => {
     expect((await applyDirect(t, seed([{ name: 'x' }]))).errors).toEqual([]);
   });
 });
+
+describe('a list for a single-value field is refused before publish and by the writer', () => {
+  const objects = [
+    { name: 'acct', fields: { name: { type: 'text' } } },
+    { name: 'deal', fields: { name: { type: 'text' }, acct: { type: 'lookup', reference: 'acct' }, stage: { type: 'select', options: ['a', 'b'] } } },
+  ];
+  const data = [
+    { object: 'acct', externalId: 'name', records: [{ name: 'A' }] },
+    {
+      object: 'deal',
+      externalId: 'name',
+      records: [
+        { name: 'ok', acct: 'A', stage: 'a' },
+        { name: 'list_lookup', acct: ['A'] },
+        { name: 'list_select', stage: ['a'] },
+      ],
+    },
+  ];
+
+  it('the gate refuses the publish: seed_value_invalid at each value, nothing written', async () => {
+    const t = made.next();
+    const scope = { tenant: t, package: 'app' };
+    await stageDrafts(platform, scope, collectStack({ objects, data }, { draft: true }));
+    const r = await publishPackage(platform, scope);
+    expect(r.outcome === 'refused' && r.issues.map((i) => [i.code, i.artifact.name, i.path])).toEqual([
+      ['seed_value_invalid', 'deal', '/records/1/acct'],
+      ['seed_value_invalid', 'deal', '/records/2/stage'],
+    ]);
+  });
+
+  it('the writer on its own: each such record fails whole (it was written with the lookup empty, or the text ["a"])', async () => {
+    const t = made.next();
+    const applied = await applyDirect(t, { objects, data });
+    expect(applied.seeds.map((s) => [s.seed, s.inserted, s.failed])).toEqual([
+      ['acct', 1, 0],
+      ['deal', 1, 2],
+    ]);
+    expect(applied.errors.map((e) => [e.recordIndex, e.field, e.message])).toEqual([
+      [1, 'acct', 'row not written: a list was given to the single-value lookup "acct"; write one natural-key string (or make the field multiple)'],
+      [2, 'stage', 'row not written: a list was given to the single-value select "stage"; write one option value (or make the field multiple)'],
+    ]);
+    expect(await names(t, 'deal')).toEqual(['ok']);
+  });
+});

@@ -1,11 +1,13 @@
 import { type BuildIssue, fingerprint, makeIssue, sortIssues } from '@bvl/build-issue';
 import {
+  abortReason,
   createProbeEngine,
   describeDbError,
   LockTimeoutError,
   type PackageScope,
   type PlatformContext,
   type PublishedItem,
+  type PublishOptions,
   publishPackage,
   type RetiredItem,
   recordProbeResult,
@@ -18,8 +20,9 @@ import type { Checked } from '@bvl/verify';
 import { type BuildCard, buildCard } from './build-card.ts';
 import { decideRound } from './decide-round.ts';
 import { draftHash } from './draft-hash.ts';
-import { addUsage, loadSession, type ReportedUsage, recordRound, type SessionState } from './run-session-store.ts';
-import { cardSession, pastOf, withUsage } from './run-verify-build.ts';
+import { addUsage, assertSessionOpen, loadSession, type ReportedUsage, recordRound, type SessionState, stoppedError } from './run-session-store.ts';
+import { cardSession, pastOf } from './run-verify-build.ts';
+import { SessionError } from './session-error.ts';
 
 /** What a gated publish is asked. */
 export interface PublishBuildInput extends PackageScope {
@@ -38,6 +41,18 @@ export interface PublishBuildInput extends PackageScope {
   readonly prepare?: ((pinned: PlatformContext) => Promise<void>) | undefined;
   /** Told as each long step starts (a CLI shows progress with it). */
   readonly onStep?: ((step: 'publish' | 'probe') => void) | undefined;
+  /**
+   * The caller's time bound: an abort before the commit cancels the publish (see
+   * PublishOptions.signal) and the result is `failed` with `cancelled: true`, nothing published;
+   * after the commit it changes nothing.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Test hooks of {@link publishBuild}. */
+export interface PublishBuildHooks {
+  /** Passed to the publish (PublishOptions.interleave): tests cancel the session in the middle of it. */
+  readonly interleave?: PublishOptions['interleave'];
 }
 
 /** The L3 report as stored and returned: counts per plane (its issues travel in `issues`), and rows seeded. */
@@ -57,6 +72,8 @@ export interface PublishBuildResult {
   readonly probes?: ProbeSummary;
   readonly schema: string;
   readonly error?: string;
+  /** The caller's signal cancelled the publish before it committed: nothing was published. */
+  readonly cancelled?: boolean;
   readonly card?: BuildCard;
   readonly session: SessionState['view'] | null;
 }
@@ -73,31 +90,46 @@ const rowsOf = (s: SeedApplied): number => s.inserted + s.updated + s.skipped;
  * throws for what was: a failure after the commit (probes, their record, the session round) is a
  * `publish_interrupted` error on a `published` result. The probes cover the published package.
  */
-export async function publishBuild(ctx: PlatformContext, input: PublishBuildInput): Promise<PublishBuildResult> {
+export async function publishBuild(ctx: PlatformContext, input: PublishBuildInput, hooks: PublishBuildHooks = {}): Promise<PublishBuildResult> {
   const started = Date.now();
   const scope = { tenant: input.tenant, package: input.package };
   let state = input.session !== undefined ? await loadSession(ctx, scope, input.session) : null;
   if (state) await addUsage(ctx, state.view.id, input.usage);
-  const options = {
+  // A stopped session takes no publish; one stopped while this publish runs rolls it back (beforeCommit).
+  if (state && state.view.status !== 'open') throw stoppedError(state.view);
+  const sessionId = state?.view.id;
+  const options: PublishOptions = {
     ...(input.dropData ? { dropData: true } : {}),
     ...(input.env ? { env: input.env } : {}),
     ...(input.allowDataChange ? { allowDataChange: true } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...(sessionId !== undefined ? { beforeCommit: (trx) => assertSessionOpen(trx, scope.tenant, sessionId) } : {}),
+    ...(hooks.interleave ? { interleave: hooks.interleave } : {}),
   };
   let result: Awaited<ReturnType<typeof publishPackage>>;
   input.onStep?.('publish');
   try {
-    result = await withPackageLock(ctx, scope, async (pinned) => {
-      await input.prepare?.(pinned);
-      return publishPackage(pinned, scope, options);
-    });
+    result = await withPackageLock(
+      ctx,
+      scope,
+      async (pinned) => {
+        await input.prepare?.(pinned);
+        return publishPackage(pinned, scope, options);
+      },
+      { signal: input.signal },
+    );
   } catch (e) {
-    if (!(e instanceof LockTimeoutError)) throw e;
+    // Cancelled while it waited for the package (or before): nothing ran.
+    const cancelled = input.signal?.aborted === true && !(e instanceof SessionError);
+    if (!(e instanceof LockTimeoutError) && !cancelled) throw e;
+    const why = cancelled ? `the publish was cancelled before it committed (${abortReason(input.signal!)})` : (e as Error).message;
     return {
       outcome: 'failed',
       published: false,
       ok: false,
       issues: [],
-      error: `nothing was published: ${e.message}`,
+      error: `nothing was published: ${why}`,
+      ...(cancelled ? { cancelled: true } : {}),
       schema: tenantSchema(scope.tenant),
       session: state?.view ?? null,
     };
@@ -110,7 +142,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
       ok: result.outcome === 'nothing_to_publish',
       issues,
       ...(result.outcome === 'refused' ? { checked: result.checked, card: buildCard({ issues, checked: result.checked }) } : {}),
-      ...(result.outcome === 'failed' ? { error: result.error } : {}),
+      ...(result.outcome === 'failed' ? { error: result.error, ...(result.cancelled ? { cancelled: true } : {}) } : {}),
       schema: result.schema,
       session: state?.view ?? null,
     };
@@ -185,7 +217,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
 
 const zero = () => ({ seeds: 0, views: 0, widgets: 0, objects: 0 });
 
-/** Records the publish round of an open session (see publishBuild); returns the session as it now is. */
+/** Records the publish round of the session, decided under its row lock (none once it has stopped); returns the session as it now is. */
 async function recordSessionRound(
   ctx: PlatformContext,
   start: SessionState | null,
@@ -195,29 +227,19 @@ async function recordSessionRound(
   started: number,
 ): Promise<SessionState | null> {
   if (!start) return null;
-  if (start.view.status === 'open') {
-    const errors = probeIssues.filter((i) => i.severity === 'error').map(fingerprint);
-    const warnings = probeIssues.filter((i) => i.severity === 'warning').map(fingerprint);
-    const decision = decideRound({
-      kind: 'publish',
-      history: pastOf(start.rounds),
-      errors,
-      warnings,
-      bounds: start.view.bounds,
-      usage: withUsage(start.view, usage),
-    });
-    await recordRound(ctx, start.view, {
-      kind: 'publish',
-      draftHash: draftHash([], scope.package),
-      errors,
-      warnings,
-      issues: probeIssues,
-      fixes: [],
-      decision,
-      usage,
-      durationMs: Date.now() - started,
-      published: true,
-    });
-  }
+  const errors = probeIssues.filter((i) => i.severity === 'error').map(fingerprint);
+  const warnings = probeIssues.filter((i) => i.severity === 'warning').map(fingerprint);
+  await recordRound(ctx, scope, start.view.id, (now) => ({
+    kind: 'publish',
+    draftHash: draftHash([], scope.package),
+    errors,
+    warnings,
+    issues: probeIssues,
+    fixes: [],
+    decision: decideRound({ kind: 'publish', history: pastOf(now.rounds), errors, warnings, bounds: now.view.bounds, usage: now.view.usage }),
+    usage,
+    durationMs: Date.now() - started,
+    published: true,
+  }));
   return loadSession(ctx, scope, start.view.id);
 }

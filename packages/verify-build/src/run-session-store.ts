@@ -75,6 +75,9 @@ type SessionRow = {
   created_at: Date;
 };
 
+/** The store as a platform context holds it (a pool, a pinned connection, or a transaction). */
+type Db = PlatformContext['db'];
+
 const iso = (d: Date | string) => new Date(d).toISOString();
 
 function toView(row: SessionRow, rounds: readonly RoundView[], now: Date): SessionView {
@@ -131,11 +134,11 @@ export async function createSession(
   return getSession(ctx, { tenant: scope.tenant, id: row.id });
 }
 
-async function sessionRow(ctx: PlatformContext, tenant: string, id: string): Promise<SessionRow> {
+async function sessionRow(db: Db, tenant: string, id: string, lock?: 'update'): Promise<SessionRow> {
   checkScope({ tenant });
   // An id that is not a UUID cannot name a session; say so instead of asking the database.
   if (typeof id !== 'string' || !/^[0-9a-f-]{36}$/i.test(id)) throw new SessionError(`unknown session ${JSON.stringify(String(id).slice(0, 80))}`, 'not_found');
-  const row = await ctx.db
+  let q = db
     .selectFrom('bvl.build_sessions')
     .select([
       'id',
@@ -153,8 +156,9 @@ async function sessionRow(ctx: PlatformContext, tenant: string, id: string): Pro
       'created_at',
     ])
     .where('tenant_id', '=', tenant)
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (lock === 'update') q = q.forUpdate();
+  const row = await q.executeTakeFirst();
   // Another tenant's session is "unknown" too: its existence does not leak.
   if (!row) throw new SessionError(`unknown session ${JSON.stringify(id)} in tenant ${JSON.stringify(tenant)}`, 'not_found');
   return row as SessionRow;
@@ -178,8 +182,8 @@ const ROUND_COLUMNS = [
   'created_at',
 ] as const;
 
-async function roundRows(ctx: PlatformContext, id: string) {
-  return ctx.db.selectFrom('bvl.build_rounds').select(ROUND_COLUMNS).where('session_id', '=', id).orderBy('round').execute();
+async function roundRows(db: Db, id: string) {
+  return db.selectFrom('bvl.build_rounds').select(ROUND_COLUMNS).where('session_id', '=', id).orderBy('round').execute();
 }
 
 type RoundRow = Awaited<ReturnType<typeof roundRows>>[number];
@@ -215,19 +219,24 @@ export interface SessionState {
 
 /** Loads a session of the package with its rounds; the one read verify and publish rounds start from. */
 export async function loadSession(ctx: PlatformContext, scope: PackageScope, id: string): Promise<SessionState> {
-  const row = await sessionRow(ctx, scope.tenant, id);
+  return readState(ctx.db, ctx.now(), scope, id);
+}
+
+/** The session and its rounds read on `db` (with `lock`: the session row locked for the caller's transaction). */
+async function readState(db: Db, now: Date, scope: PackageScope, id: string, lock?: 'update'): Promise<SessionState> {
+  const row = await sessionRow(db, scope.tenant, id, lock);
   if (row.package !== scope.package)
     throw new SessionError(`session ${JSON.stringify(id)} builds package ${JSON.stringify(row.package)}, not ${JSON.stringify(scope.package)}`);
-  const rounds = (await roundRows(ctx, row.id)).map((r) => toRound(r, []));
-  return { view: toView(row, rounds, ctx.now()), rounds };
+  const rounds = (await roundRows(db, row.id)).map((r) => toRound(r, []));
+  return { view: toView(row, rounds, now), rounds };
 }
 
 /** A session of the tenant; {@link SessionError} `not_found` for an unknown id (or another tenant's). */
 export async function getSession(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<SessionView> {
-  const row = await sessionRow(ctx, input.tenant, input.id);
+  const row = await sessionRow(ctx.db, input.tenant, input.id);
   return toView(
     row,
-    (await roundRows(ctx, row.id)).map((r) => toRound(r, [])),
+    (await roundRows(ctx.db, row.id)).map((r) => toRound(r, [])),
     ctx.now(),
   );
 }
@@ -268,7 +277,7 @@ export async function listSessions(ctx: PlatformContext, scope: PackageScope, li
     rows.map(async (r) =>
       toView(
         r as SessionRow,
-        (await roundRows(ctx, r.id)).map((x) => toRound(x, [])),
+        (await roundRows(ctx.db, r.id)).map((x) => toRound(x, [])),
         now,
       ),
     ),
@@ -277,7 +286,7 @@ export async function listSessions(ctx: PlatformContext, scope: PackageScope, li
 
 /** A session's rounds, in order, each with the issues it found. */
 export async function listRounds(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<RoundView[]> {
-  const row = await sessionRow(ctx, input.tenant, input.id);
+  const row = await sessionRow(ctx.db, input.tenant, input.id);
   const rows = await ctx.db
     .selectFrom('bvl.build_rounds')
     .select([...ROUND_COLUMNS, 'issues'])
@@ -307,31 +316,47 @@ export async function addUsage(ctx: PlatformContext, id: string, usage: Reported
 
 const clampUsage = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), 1_000_000_000) : 0);
 
-/** Records a round and moves the session to what the decision says (stopped with its reason, or open). */
+/** A round to record, as the caller decided it against the session read under the lock. */
+export interface RoundToRecord {
+  readonly kind: RoundKind;
+  readonly draftHash: string;
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+  readonly issues: readonly BuildIssue[];
+  readonly fixes: readonly FixChange[];
+  readonly decision: RoundDecision;
+  readonly usage?: ReportedUsage | undefined;
+  readonly durationMs: number;
+  readonly published?: boolean;
+}
+
+/**
+ * Records a round atomically: in one transaction the session row is locked (`FOR UPDATE`), the
+ * session and its rounds are read as they are now, and `decide` — given that state — returns the
+ * round to record (its decision made against exactly these rounds, bounds and usage) or nothing
+ * (an unchanged draft set). A stopped session records nothing and `decide` is not asked: any
+ * number of verifies and publishes at once in one session count their rounds one after the other,
+ * so no bound is passed and a cancel is never overtaken. Returns the state read under the lock and
+ * whether a round was recorded.
+ */
 export async function recordRound(
   ctx: PlatformContext,
-  session: SessionView,
-  round: {
-    readonly kind: RoundKind;
-    readonly draftHash: string;
-    readonly errors: readonly string[];
-    readonly warnings: readonly string[];
-    readonly issues: readonly BuildIssue[];
-    readonly fixes: readonly FixChange[];
-    readonly decision: RoundDecision;
-    readonly usage?: ReportedUsage | undefined;
-    readonly durationMs: number;
-    readonly published?: boolean;
-  },
-): Promise<void> {
+  scope: PackageScope,
+  id: string,
+  decide: (locked: SessionState) => RoundToRecord | undefined,
+): Promise<{ readonly recorded: boolean; readonly locked: SessionState }> {
   const at = ctx.now().toISOString();
-  await ctx.db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom('bvl.build_sessions').select(['rounds']).where('id', '=', session.id).forUpdate().executeTakeFirstOrThrow();
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await readState(trx, ctx.now(), scope, id, 'update');
+    if (locked.view.status !== 'open') return { recorded: false, locked };
+    const round = decide(locked);
+    if (!round) return { recorded: false, locked };
+    const n = locked.view.rounds;
     await trx
       .insertInto('bvl.build_rounds')
       .values({
-        session_id: session.id,
-        round: Number(locked.rounds),
+        session_id: id,
+        round: n,
         kind: round.kind,
         draft_hash: round.draftHash,
         fingerprints: JSON.stringify({ errors: round.errors, warnings: round.warnings }),
@@ -351,15 +376,41 @@ export async function recordRound(
     await trx
       .updateTable('bvl.build_sessions')
       .set({
-        rounds: Number(locked.rounds) + 1,
+        rounds: n + 1,
         status: round.decision.stop ? 'stopped' : 'open',
         stop_reason: round.decision.stop ?? null,
         updated_at: at,
         ...(round.published ? { published_at: at } : {}),
       })
-      .where('id', '=', session.id)
+      .where('id', '=', id)
       .execute();
+    return { recorded: true, locked };
   });
+}
+
+/** The error a stopped session answers a publish (or any call that needs it open) with. */
+export function stoppedError(view: Pick<SessionView, 'id' | 'stopReason'>, during?: 'publish'): SessionError {
+  return new SessionError(
+    `session ${JSON.stringify(view.id)} ${during ? 'was stopped during the publish' : 'is stopped'} (${view.stopReason ?? 'stopped'}): a stopped session takes no more rounds and no publish, so nothing was published. Start a new session to go on building.`,
+    'stopped',
+  );
+}
+
+/**
+ * Inside a publish's transaction, right before it commits: the session must still be open. Its
+ * row is locked (`FOR SHARE`) until the commit, so a cancel arriving now waits for the publish and
+ * one that came first refuses it ({@link SessionError} `stopped`; the publish rolls back).
+ */
+export async function assertSessionOpen(trx: Db, tenant: string, id: string): Promise<void> {
+  const row = await trx
+    .selectFrom('bvl.build_sessions')
+    .select(['id', 'status', 'stop_reason'])
+    .where('tenant_id', '=', tenant)
+    .where('id', '=', id)
+    .forShare()
+    .executeTakeFirst();
+  if (!row) throw new SessionError(`unknown session ${JSON.stringify(id)} in tenant ${JSON.stringify(tenant)}`, 'not_found');
+  if (row.status !== 'open') throw stoppedError({ id: row.id, stopReason: (row.stop_reason as StopReason | null) ?? null }, 'publish');
 }
 
 /** Why a loop outside the rounds may stop a session: an abort, a budget spent between rounds, an agent that changed nothing. */
@@ -374,7 +425,7 @@ export async function stopSession(
   ctx: PlatformContext,
   input: { readonly tenant: string; readonly id: string; readonly reason: ExternalStopReason },
 ): Promise<SessionView> {
-  const row = await sessionRow(ctx, input.tenant, input.id);
+  const row = await sessionRow(ctx.db, input.tenant, input.id);
   if (row.status === 'open')
     await ctx.db
       .updateTable('bvl.build_sessions')

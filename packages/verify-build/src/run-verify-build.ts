@@ -43,6 +43,12 @@ export interface VerifyBuildResult {
   readonly unchanged: boolean;
 }
 
+/** Test hooks of {@link verifyBuild}. */
+export interface VerifyBuildHooks {
+  /** Awaited after the verification, before its round is recorded: tests cancel the session here. */
+  readonly beforeRound?: () => Promise<void>;
+}
+
 /** The stored L3 result as the card reads it. */
 export function cardProbes(result: StoredProbeResult | undefined): CardProbes | undefined {
   if (!result) return undefined;
@@ -74,17 +80,6 @@ export function cardSession(state: SessionState): NonNullable<BuildCard['session
   };
 }
 
-/** The session's usage with what this call reports added (what the budget check reads). */
-export function withUsage(view: SessionView, usage: ReportedUsage | undefined): SessionView['usage'] {
-  const add = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? n : 0);
-  return {
-    elapsedMs: view.usage.elapsedMs,
-    tokensIn: view.usage.tokensIn + Math.floor(add(usage?.tokensIn)),
-    tokensOut: view.usage.tokensOut + Math.floor(add(usage?.tokensOut)),
-    costUsd: view.usage.costUsd + add(usage?.costUsd),
-  };
-}
-
 /** What the decision reads of the recorded rounds. */
 export const pastOf = (rounds: readonly RoundView[]) => rounds.map((r) => ({ kind: r.kind, errors: r.errors, warnings: r.warnings }));
 
@@ -94,9 +89,11 @@ export const pastOf = (rounds: readonly RoundView[]) => rounds.map((r) => ({ kin
  * published package. In a session: the deterministic fixer runs first (safe patches only, reported
  * in `fixes`), a changed draft set records a round and the session's bounds decide whether the
  * loop goes on (`session.next`, `session.stopReason`); an unchanged draft set spends no round; a
- * stopped session records nothing more.
+ * stopped session records nothing more (a verify in it still answers what remains). The round is
+ * decided under the session's row lock against the rounds recorded by then, so parallel verifies
+ * in one session never pass its bounds, and one that a cancel overtakes records nothing.
  */
-export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput): Promise<VerifyBuildResult> {
+export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput, hooks: VerifyBuildHooks = {}): Promise<VerifyBuildResult> {
   const started = Date.now();
   const scope = { tenant: input.tenant, package: input.package };
   let state = input.session !== undefined ? await loadSession(ctx, scope, input.session) : null;
@@ -113,31 +110,36 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput)
 
   if (state) {
     const hash = draftHash(rows, scope.package);
-    const last = state.rounds[state.rounds.length - 1];
-    unchanged = last !== undefined && last.draftHash === hash && (fixReport?.changes.length ?? 0) === 0;
-    if (state.view.status === 'open' && !unchanged) {
+    const fixes = fixReport?.changes ?? [];
+    const unchangedSince = (s: SessionState) => s.rounds[s.rounds.length - 1]?.draftHash === hash && fixes.length === 0;
+    await hooks.beforeRound?.();
+    // Decided against the session as it is under its row lock: parallel verifies count one after the other.
+    const { locked } = await recordRound(ctx, scope, state.view.id, (now) => {
+      if (unchangedSince(now)) return undefined;
       const blocking = verification.issues.filter((i) => i.severity === 'error').map(fingerprint);
       const warnings = verification.issues.filter((i) => i.severity === 'warning').map(fingerprint);
       const decision = decideRound({
         kind: 'verify',
-        history: pastOf(state.rounds),
+        history: pastOf(now.rounds),
         errors: blocking,
         warnings,
-        bounds: state.view.bounds,
-        usage: withUsage(state.view, input.usage),
+        bounds: now.view.bounds,
+        // Read after this call's usage was added: every caller's spend counts.
+        usage: now.view.usage,
       });
-      await recordRound(ctx, state.view, {
+      return {
         kind: 'verify',
         draftHash: hash,
         errors: blocking,
         warnings,
         issues: verification.issues,
-        fixes: fixReport?.changes ?? [],
+        fixes,
         decision,
         usage: input.usage,
         durationMs: Date.now() - started,
-      });
-    }
+      };
+    });
+    unchanged = unchangedSince(locked);
     state = await loadSession(ctx, scope, state.view.id);
   }
   const card = buildCard({

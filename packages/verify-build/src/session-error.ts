@@ -3,8 +3,11 @@ export class SessionError extends Error {
   override readonly name = 'SessionError';
   constructor(
     message: string,
-    /** `not_found` for an id this tenant has no session of (another tenant's included: existence does not leak). */
-    readonly kind: 'not_found' | 'invalid' = 'invalid',
+    /**
+     * `not_found` for an id this tenant has no session of (another tenant's included: existence
+     * does not leak); `stopped` for a publish in a session that has stopped (or stopped during it).
+     */
+    readonly kind: 'not_found' | 'invalid' | 'stopped' = 'invalid',
   ) {
     super(message);
   }

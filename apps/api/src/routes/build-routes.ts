@@ -2,7 +2,7 @@ import type { PlatformContext } from '@bvl/platform';
 import { renderCardHtml } from '@bvl/verify-build';
 import { createRoute, z } from '@hono/zod-openapi';
 import { accepts } from 'hono/accepts';
-import { HealthQuery, HealthSchema, PublishInput, PublishResultSchema, ScopeParams, VerifyInput, VerifyResultSchema } from '../schemas.ts';
+import { ErrorSchema, HealthQuery, HealthSchema, PublishInput, PublishResultSchema, ScopeParams, VerifyInput, VerifyResultSchema } from '../schemas.ts';
 import { TOOLS } from '../tools.ts';
 import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool } from './route-kit.ts';
 
@@ -42,7 +42,10 @@ export function buildRoutes(app: ApiApp, platform: PlatformContext): void {
       request: { params: ScopeParams, body: { content: { 'application/json': { schema: PublishInput } }, required: false } },
       responses: {
         200: json(PublishResultSchema, 'Published (or nothing to publish). L3 probe issues are in `issues`.'),
-        409: json(PublishResultSchema, 'Refused by the gate: L1/L2 errors in `issues`; nothing was published.'),
+        409: json(
+          z.union([PublishResultSchema, ErrorSchema]),
+          'Refused by the gate: L1/L2 errors in `issues`; or (an Error `session_stopped`) the named build session has stopped or was cancelled. Nothing was published.',
+        ),
         500: json(PublishResultSchema, 'The publish rolled back (`error` says why); the previous published state is intact.'),
         ...ERRORS,
       },

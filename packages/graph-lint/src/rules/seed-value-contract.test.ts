@@ -10,6 +10,11 @@ describe(rule.meta.name, () => {
       'Seed "exp_expense" record 0 sets currency field "amount" to string "12,50", not a number; ObjectStack rejects the record when it writes it, so its row never lands.',
     );
     expect(issue?.fix).toBe('Give "amount" a number.');
+    const [list] = runCase(rule, { name: 'list for a lookup', stack: (s) => (s.data[1].records[0].category = ['Travel']) });
+    expect([list?.message, list?.fix]).toEqual([
+      'Seed "exp_expense" record 0 sets lookup field "category" to a list, not one lookup value; ObjectStack rejects the record when it writes it, so its row never lands.',
+      'Give "category" one lookup value.',
+    ]);
   });
   ruleTester(rule, {
     valid: [
@@ -66,6 +71,21 @@ describe(rule.meta.name, () => {
           { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/3/contact' },
           { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/3/spent_on' },
           { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/3/tags' },
+        ],
+      },
+      {
+        name: 'a list for a single-value field: a lookup, a master_detail, a select (a multiple lookup takes one)',
+        stack: (s) => {
+          s.data[1].records[0].category = ['Travel'];
+          s.data[1].records[1].report = ['R-2026-01'];
+          s.data[1].records[2].status = ['approved'];
+          s.objects[1].fields.watchers = { type: 'lookup', reference: 'exp_category', multiple: true };
+          s.data[1].records[3].watchers = ['Travel'];
+        },
+        errors: [
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/0/category' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/1/report' },
+          { code: 'seed_value_invalid', artifact: 'seed/exp_expense', path: '/records/2/status' },
         ],
       },
       {

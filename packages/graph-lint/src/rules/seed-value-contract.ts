@@ -1,4 +1,4 @@
-import { type FieldNode, pointer, resolveField } from '@bvl/metadata';
+import { type FieldNode, pointer, RELATION_TYPES, resolveField } from '@bvl/metadata';
 import { defineRule, type Finding } from '../define-rule.ts';
 import { q } from '../describe-names.ts';
 import { isCel } from '../seed-field-values.ts';
@@ -14,6 +14,8 @@ const MULTI_VALUE_TYPES = new Set(['multiselect', 'checkboxes', 'tags']);
 const TEXT_TYPES = new Set(['text', 'textarea', 'email', 'url', 'phone', 'password', 'markdown', 'html', 'richtext', 'code']);
 /** Types whose value is one scalar: a list or an object there is refused (or lands as "[object Object]"). */
 const SCALAR_TYPES = new Set([...NUMBER_TYPES, ...BOOLEAN_TYPES, ...TEXT_TYPES, 'date', 'datetime', 'time']);
+/** Types that hold one chosen value unless `multiple`: a list there writes nothing usable (ObjectStack's lookup resolves one key; a select stores one option). */
+const SINGLE_CHOICE_TYPES = new Set(['select', 'radio', ...RELATION_TYPES]);
 /** Computed by the platform: never seeded, so never missing. */
 const COMPUTED = new Set(['formula', 'summary', 'autonumber']);
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
@@ -50,6 +52,7 @@ function wrongType(field: FieldNode, v: unknown): string | undefined {
     if (typeof v === 'object' && v !== null && !Array.isArray(v)) return `${show(v)}, not a list`;
     return undefined;
   }
+  if (Array.isArray(v) && SINGLE_CHOICE_TYPES.has(t)) return `${show(v)}, not one ${t} value`;
   if (typeof v === 'object' && v !== null)
     return SCALAR_TYPES.has(t) && !(TEXT_TYPES.has(t) && Array.isArray(v)) ? `${show(v)}, not one ${t} value` : undefined;
   const expected = misfit(t, v);

@@ -1,0 +1,125 @@
+import { collectStack } from '@bvl/metadata';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
+import type { Platform } from './open-platform.ts';
+import { listDrafts, stageDrafts } from './run-drafts.ts';
+import { tenantLockKey, withPackageLock } from './run-package-lock.ts';
+import { type PublishResult, publishPackage } from './run-publish.ts';
+
+// A publish past its caller's time bound is cancelled before it commits, and says that nothing
+// was published; a last check before the commit can veto it.
+
+let platform: Platform;
+const made = tenants(() => platform);
+beforeAll(async () => {
+  platform = await openTestPlatform();
+});
+afterAll(async () => {
+  await made.dropAll();
+  await platform.close();
+});
+
+const APP = { objects: [{ name: 'note', fields: { name: { type: 'text' } } }], data: [{ object: 'note', externalId: 'name', records: [{ name: 'n1' }] }] };
+
+async function staged() {
+  const scope = { tenant: made.next('cx'), package: 'app' };
+  await stageDrafts(platform, scope, collectStack(APP, { draft: true }));
+  return scope;
+}
+const active = (tenant: string) =>
+  platform.db.selectFrom('bvl.metadata_items').select(['type', 'name']).where('tenant_id', '=', tenant).where('state', '=', 'active').execute();
+const cancelled = (r: PublishResult) => (r.outcome === 'failed' ? { cancelled: r.cancelled, error: r.error } : r);
+
+describe(`publishPackage's signal and beforeCommit (${ENGINE})`, () => {
+  it('an abort inside the publish rolls it back: failed, cancelled, nothing published, the drafts kept', async () => {
+    const scope = await staged();
+    const bound = new AbortController();
+    const r = await publishPackage(platform, scope, {
+      signal: bound.signal,
+      interleave: async (point) => {
+        if (point === 'gated') bound.abort(new Error('the request took longer than 120 s'));
+      },
+    });
+    expect(cancelled(r)).toEqual({
+      cancelled: true,
+      error: 'nothing was published: the publish was cancelled before it committed (the request took longer than 120 s)',
+    });
+    expect(await active(scope.tenant)).toEqual([]);
+    expect((await listDrafts(platform, scope)).map((d) => `${d.type} ${d.name}`)).toEqual(['object note', 'seed note']);
+    // The next publish, not cancelled, publishes them.
+    expect((await publishPackage(platform, scope)).outcome).toBe('published');
+  });
+
+  it('a signal aborted before the call publishes nothing', async () => {
+    const scope = await staged();
+    const r = await publishPackage(platform, scope, { signal: AbortSignal.abort() });
+    expect(r.outcome === 'failed' && [r.cancelled, r.error.startsWith('nothing was published: the publish was cancelled before it committed')]).toEqual([
+      true,
+      true,
+    ]);
+    expect(await active(scope.tenant)).toEqual([]);
+  });
+
+  it('a signal that never aborts changes nothing', async () => {
+    const scope = await staged();
+    const r = await publishPackage(platform, scope, { signal: new AbortController().signal });
+    expect(r.outcome === 'published' && r.seedApplied.inserted).toBe(1);
+  });
+
+  it('what beforeCommit throws rolls the publish back and reaches the caller as is', async () => {
+    const scope = await staged();
+    const veto = new Error('the build session was cancelled');
+    await expect(
+      publishPackage(platform, scope, {
+        beforeCommit: async () => {
+          throw veto;
+        },
+      }),
+    ).rejects.toBe(veto);
+    expect(await active(scope.tenant)).toEqual([]);
+    expect((await listDrafts(platform, scope)).map((d) => `${d.type} ${d.name}`)).toEqual(['object note', 'seed note']);
+  });
+});
+
+describe.runIf(ENGINE === 'postgres')('an abort cancels the statement the publish waits in (PostgreSQL)', () => {
+  it('waiting for a tenant lock another session holds: the abort ends the wait at once, not after the 60 s lock wait', async () => {
+    const scope = await staged();
+    await platform.db.connection().execute(async (holder) => {
+      await sql`select pg_advisory_lock(hashtextextended(${tenantLockKey(scope.tenant)}, 0))`.execute(holder);
+      try {
+        const bound = new AbortController();
+        const started = Date.now();
+        const publishing = publishPackage(platform, scope, { signal: bound.signal });
+        setTimeout(() => bound.abort(new Error('bound reached')), 300);
+        const r = await publishing;
+        expect(cancelled(r)).toEqual({ cancelled: true, error: 'nothing was published: the publish was cancelled before it committed (bound reached)' });
+        // Far below LOCK_WAIT_MS (60 s): the lock wait itself was cancelled.
+        expect(Date.now() - started).toBeLessThan(20_000);
+      } finally {
+        await sql`select pg_advisory_unlock(hashtextextended(${tenantLockKey(scope.tenant)}, 0))`.execute(holder);
+      }
+    });
+    expect(await active(scope.tenant)).toEqual([]);
+    expect((await publishPackage(platform, scope)).outcome).toBe('published');
+  });
+
+  it('waiting for the package another publish holds: the abort ends that wait too', async () => {
+    const scope = await staged();
+    let r: PublishResult | undefined;
+    let elapsed = 0;
+    await withPackageLock(platform, scope, async () => {
+      const bound = new AbortController();
+      const started = Date.now();
+      const publishing = publishPackage(platform, scope, { signal: bound.signal });
+      setTimeout(() => bound.abort(new Error('bound reached')), 300);
+      r = await publishing;
+      elapsed = Date.now() - started;
+    });
+    expect(cancelled(r!)).toEqual({ cancelled: true, error: 'nothing was published: the publish was cancelled before it committed (bound reached)' });
+    expect(elapsed).toBeLessThan(20_000);
+    expect(await active(scope.tenant)).toEqual([]);
+    // The pool's connections hold no stray lock: the next publish goes through.
+    expect((await publishPackage(platform, scope, { lockWaitMs: 2_000 })).outcome).toBe('published');
+  });
+});

@@ -1,0 +1,206 @@
+import { type Graph, resolveField, type SeedNode } from '@bvl/metadata';
+import { type RawBuilder, sql } from 'kysely';
+import { typeSql } from './column-type.ts';
+import { keyText } from './decide-seed-writes.ts';
+import { describeDbError } from './describe-db-error.ts';
+import { identifierProblem } from './identifier.ts';
+import { naturalKeyOf } from './natural-key.ts';
+import type { FieldPlan, Prepared } from './prepare-seed-records.ts';
+import { attempt, blameField, type Db, type RecordError } from './run-seed-writes.ts';
+import { SEED_CHUNK } from './seed-limits.ts';
+import type { SeedError } from './seed-report.ts';
+
+/** A lookup whose target row did not exist yet when its record was written: resolved in the second pass. */
+export interface Deferred {
+  readonly seed: string;
+  readonly object: string;
+  readonly recordIndex: number;
+  readonly field: string;
+  readonly target: string;
+  readonly multiple: boolean;
+  readonly keys: string[];
+  readonly resolved: string[];
+  rowId: string;
+}
+
+/** What the lookup steps read of the seed being run. */
+export interface LookupRun {
+  readonly schema: string;
+  readonly graph: Graph;
+  readonly seed: SeedNode;
+  /** Seeds still to run, per object: a key that matches nothing yet is deferred while its target has some. */
+  readonly pending: ReadonlyMap<string, number>;
+  readonly outcome: { failed: number };
+}
+
+/**
+ * Resolves the chunk's lookup keys against their target tables (natural key, else id) and writes
+ * the ids into the rows. A key that matches nothing is deferred when its target still has seeds to
+ * run (or is this seed's own object), else reported and left empty.
+ */
+export async function resolveLookups(
+  db: Db,
+  run: LookupRun,
+  chunk: Prepared[],
+  err: RecordError,
+  later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }>,
+): Promise<void> {
+  const byTarget = new Map<string, Set<string>>();
+  for (const p of chunk) for (const l of p.lookups) for (const k of l.keys) byTarget.set(l.target, (byTarget.get(l.target) ?? new Set()).add(k));
+  const found = new Map<string, Map<string, string> | string>();
+  for (const [target, keys] of byTarget) found.set(target, await lookupIds(db, run.schema, run.graph, target, [...keys]));
+  chunk.forEach((p, chunkIndex) => {
+    for (const l of p.lookups) {
+      const ids = found.get(l.target)!;
+      if (typeof ids === 'string') {
+        err(p.index, ids, l.field);
+        continue;
+      }
+      const resolved: string[] = [];
+      const missing: string[] = [];
+      for (const k of l.keys) {
+        const id = ids.get(k);
+        if (id === undefined) missing.push(k);
+        else resolved.push(id);
+      }
+      p.row[l.field] = l.multiple ? resolved : (resolved[0] ?? null);
+      if (missing.length === 0) continue;
+      const stillToRun = (run.pending.get(l.target) ?? 0) > 0;
+      if (stillToRun)
+        later.push({
+          seed: run.seed.name,
+          object: run.seed.object,
+          recordIndex: p.index,
+          field: l.field,
+          target: l.target,
+          multiple: l.multiple,
+          keys: missing,
+          resolved,
+          chunkIndex,
+        });
+      else err(p.index, unresolvedMessage(run.graph, l.target, missing), l.field);
+    }
+  });
+}
+
+function unresolvedMessage(graph: Graph, target: string, missing: readonly string[]): string {
+  const nk = naturalKeyOf(graph, target);
+  const shown =
+    missing
+      .slice(0, 5)
+      .map((k) => JSON.stringify(k))
+      .join(', ') + (missing.length > 5 ? `, … (${missing.length} in all)` : '');
+  return `lookup value${missing.length > 1 ? 's' : ''} ${shown} match${missing.length > 1 ? '' : 'es'} no "${target}" row by ${nk ? `${nk} (nor by id)` : 'id (it has no natural key field)'}; the field was left empty`;
+}
+
+/** Natural key (or id) → id on `target`; a string when the target cannot be searched. */
+async function lookupIds(db: Db, schema: string, graph: Graph, target: string, keys: string[]): Promise<Map<string, string> | string> {
+  if (!graph.objects.has(target) || identifierProblem(target)) return `lookup target object "${target}" does not exist; the field was left empty`;
+  const nk = naturalKeyOf(graph, target);
+  const by = nk ? sql`${sql.ref(nk)}::text` : sql`null::text`;
+  const where = nk ? sql`${sql.ref(nk)}::text = any(${keys}::text[]) or id = any(${keys}::text[])` : sql`id = any(${keys}::text[])`;
+  const result = await attempt(db, () =>
+    sql<{ id: string; k: string | null }>`select id, ${by} as k from ${sql.id(schema, target)} where ${where} order by created_at, id`.execute(db),
+  );
+  if (!result.ok) return `could not search "${target}" for lookup values: ${describeDbError(result.error)}`;
+  const byKey = new Map<string, string>();
+  const byId = new Map<string, string>();
+  for (const r of result.value.rows) {
+    if (r.k !== null && !byKey.has(r.k)) byKey.set(r.k, r.id);
+    byId.set(r.id, r.id);
+  }
+  const out = new Map<string, string>();
+  for (const k of keys) {
+    const id = byKey.get(k) ?? byId.get(k);
+    if (id !== undefined) out.set(k, id);
+  }
+  return out;
+}
+
+/**
+ * Record index → id of the existing row with the same externalId, compared in the column's own type
+ * (`'2026-01-02'` matches a date). A record whose key value the column cannot hold maps to '' and
+ * is reported: it cannot be written either.
+ */
+export async function matchExisting(db: Db, run: LookupRun, chunk: Prepared[], keyPlans: FieldPlan[], err: RecordError): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  const keyed = chunk.filter((p) => keyText(keyPlans.map((k) => p.row[k.column])) !== undefined);
+  const query = (ps: Prepared[]) => {
+    const args: RawBuilder<unknown>[] = [
+      sql`${ps.map((p) => p.index)}::int[]`,
+      ...keyPlans.map((_, j) => sql`${ps.map((p) => String(p.row[keyPlans[j]!.column]))}::text[]`),
+    ];
+    const alias = sql.raw(`v(i, ${keyPlans.map((_, j) => `k${j}`).join(', ')})`);
+    const on = sql.join(
+      keyPlans.map((k, j) => sql`${sql.ref(`t.${k.column}`)} = ${sql.ref(`v.k${j}`)}::${typeSql(k.type)}`),
+      sql` and `,
+    );
+    return sql<{
+      i: number;
+      id: string;
+    }>`select v.i as i, t.id as id from unnest(${sql.join(args)}) as ${alias} join ${sql.id(run.schema, run.seed.object)} as t on ${on} order by v.i, t.created_at, t.id`.execute(
+      db,
+    );
+  };
+  if (keyed.length === 0) return out;
+  const all = await attempt(db, () => query(keyed));
+  const take = (rows: Array<{ i: number; id: string }>) => rows.forEach((r) => !out.has(r.i) && out.set(r.i, r.id));
+  if (all.ok) take(all.value.rows);
+  else {
+    // One bad key value fails the batch; find it record by record.
+    for (const p of keyed) {
+      const one = await attempt(db, () => query([p]));
+      if (one.ok) take(one.value.rows);
+      else {
+        out.set(p.index, '');
+        run.outcome.failed++;
+        const message = `row not written: its externalId cannot be matched: ${describeDbError(one.error)}`;
+        err(p.index, message, blameField(message, p.row));
+      }
+    }
+  }
+  return out;
+}
+
+/** Second pass: back references (self, cycles, later seeds) now that every seed has run. */
+export async function resolveDeferred(
+  db: Db,
+  schema: string,
+  graph: Graph,
+  deferred: Deferred[],
+  report: (e: SeedError) => void,
+  nowIso: string,
+): Promise<void> {
+  const byTarget = new Map<string, Set<string>>();
+  for (const d of deferred) for (const k of d.keys) byTarget.set(d.target, (byTarget.get(d.target) ?? new Set()).add(k));
+  const found = new Map<string, Map<string, string> | string>();
+  for (const [target, keys] of byTarget) {
+    const all = [...keys];
+    const merged = new Map<string, string>();
+    let failure: string | undefined;
+    for (let i = 0; i < all.length && failure === undefined; i += SEED_CHUNK) {
+      const part = await lookupIds(db, schema, graph, target, all.slice(i, i + SEED_CHUNK));
+      if (typeof part === 'string') failure = part;
+      else for (const [k, v] of part) merged.set(k, v);
+    }
+    found.set(target, failure ?? merged);
+  }
+  for (const d of deferred) {
+    const err = (message: string) => report({ seed: d.seed, object: d.object, recordIndex: d.recordIndex, field: d.field, message });
+    const ids = found.get(d.target)!;
+    if (typeof ids === 'string') {
+      err(ids);
+      continue;
+    }
+    const missing = d.keys.filter((k) => !ids.has(k));
+    const resolved = [...d.resolved, ...d.keys.flatMap((k) => (ids.has(k) ? [ids.get(k)!] : []))];
+    if (resolved.length > d.resolved.length) {
+      const value = d.multiple ? resolved : resolved[0]!;
+      const set: Record<string, unknown> = { [d.field]: value };
+      if (resolveField(graph.objects.get(d.object)!, 'updated_at')) set.updated_at = nowIso;
+      const r = await attempt(db, () => db.withSchema(schema).updateTable(d.object).set(set).where('id', '=', d.rowId).execute());
+      if (!r.ok) err(`lookup resolved but not written: ${describeDbError(r.error)}`);
+    }
+    if (missing.length > 0) err(unresolvedMessage(graph, d.target, missing));
+  }
+}
