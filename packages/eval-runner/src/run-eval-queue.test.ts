@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_DIR } from '../test/golden-support.ts';
 import { openTestPlatform } from '../test/test-platform.ts';
 import { evalAgentNamed } from './eval-agents.ts';
+import { subjectOf } from './eval-subject.ts';
 import { type GoldenCase, loadGoldenCases } from './golden-case.ts';
+import { plannedAttempts } from './plan-attempts.ts';
+import { blueprintAgent } from './run-blueprint-agent.ts';
 import {
   type EvalQueue,
   type EvalWorker,
@@ -74,12 +77,12 @@ describe('the eval queue (PostgreSQL, pg-boss)', () => {
     }
     const batch = await enqueueBatch(platform, producer, {
       suite: suite(),
-      agent: 'blueprint',
+      subjects: [subjectOf(blueprintAgent())],
       cases: only('crm', 'helpdesk', 'inventory', 'project-tracker'),
       defects: 'fixer',
     });
     expect(batch.status).toBe('queued');
-    const total = batch.plan.length;
+    const total = plannedAttempts(batch);
     expect(total).toBe(9);
     const stop = AbortSignal.timeout(90_000);
     expect(await waitForBatch(platform, batch, { signal: stop })).toBe(true);
