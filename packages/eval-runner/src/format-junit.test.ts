@@ -83,7 +83,7 @@ describe('formatJunit', () => {
   it('is well-formed XML, whatever the reasons and messages hold', () => {
     expect(XMLValidator.validate(xml, { allowBooleanAttributes: false })).toBe(true);
     expect(xml).not.toContain('<script>');
-    expect(xml).not.toMatch(/[\u0001\u0007]/);
+    expect(xml.includes('\u0001') || xml.includes('\u0007')).toBe(false);
   });
 
   it('reads back as JUnit: a suite per subject, a case per attempt; fail and limit are failures, error an error, an expected failure skipped', async () => {
