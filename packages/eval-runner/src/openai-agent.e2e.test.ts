@@ -3,6 +3,7 @@ import { type RecordedRequest, type ScriptStep, startScriptedLlm } from '@bvl/bu
 import type { Platform } from '@bvl/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_DIR } from '../test/golden-support.ts';
+import { stageCalls } from '../test/scripted-builds.ts';
 import { openTestPlatform, tenants } from '../test/test-platform.ts';
 import { RateLimitedError } from './eval-agent.ts';
 import { type GoldenCase, loadGoldenCases } from './golden-case.ts';
@@ -41,23 +42,6 @@ const builderOf = (client: ReturnType<typeof createAgentClient>): AgentBuilder =
   },
 });
 
-/** stage_draft calls that write a blueprint as a model would, artifact by artifact (less the keys in `skip`). */
-function stageCalls(c: GoldenCase, skip: readonly string[] = []) {
-  const calls: Array<{ tool: string; args: unknown }> = [];
-  const add = (key: string, type: string, name: (b: Record<string, unknown>) => unknown) => {
-    if (skip.includes(key) || !Array.isArray(c.blueprint[key])) return;
-    for (const body of c.blueprint[key] as Array<Record<string, unknown>>) calls.push({ tool: 'stage_draft', args: { type, name: name(body), body } });
-  };
-  const viewObject = (b: Record<string, unknown>) => b.object ?? (b.list as { data?: { object?: string } } | undefined)?.data?.object ?? b.name;
-  add('objects', 'object', (b) => b.name);
-  add('datasets', 'dataset', (b) => b.name);
-  add('views', 'view', viewObject);
-  add('dashboards', 'dashboard', (b) => b.name);
-  add('apps', 'app', (b) => b.name);
-  add('data', 'seed', (b) => b.object);
-  return calls;
-}
-
 describe('the openai agent over a scripted endpoint', () => {
   it('builds two cases from their prompts: one passes, one fails naming what is missing; tokens on each row', async () => {
     const [helpdesk, inventory] = ['helpdesk', 'inventory'].map((n) => cases.find((c) => c.name === n)!) as [GoldenCase, GoldenCase];
@@ -67,7 +51,7 @@ describe('the openai agent over a scripted endpoint', () => {
       const n = req.body.messages.filter((m: { role: string }) => m.role === 'assistant').length;
       const usage = { prompt_tokens: 1000 + 100 * n, completion_tokens: 50 };
       const whole = goal.includes(helpdesk.prompt.slice(0, 40)) || goal.includes(helpdesk.prompts!.terse!.slice(0, 40));
-      if (n === 0) return { calls: whole ? stageCalls(helpdesk) : stageCalls(inventory, ['dashboards', 'apps']), usage };
+      if (n === 0) return { calls: whole ? stageCalls(helpdesk.blueprint) : stageCalls(inventory.blueprint, ['dashboards', 'apps']), usage };
       if (n === 1) return { calls: [{ tool: 'verify_build' }], usage };
       if (n === 2) return { calls: [{ tool: 'publish' }], usage };
       return { say: 'Done.', usage };
