@@ -35,6 +35,20 @@ export interface RunAttemptInput {
   readonly judge?: RubricJudge | undefined;
 }
 
+/** What an attempt that ended before grading records: no rounds, assertions, issues or evidence, nothing spent. */
+export const NOT_GRADED = {
+  repairRounds: null,
+  rounds: [],
+  assertions: [],
+  issues: [],
+  evidence: null,
+  session: null,
+  card: null,
+  review: null,
+  judgeUsage: NO_USAGE,
+  ...NO_USAGE,
+} as const satisfies Partial<AttemptRecord>;
+
 /** The run was stopped while the attempt was in flight: nothing is recorded for it. */
 export class AttemptAbandoned extends Error {
   override readonly name = 'AttemptAbandoned';
@@ -102,19 +116,7 @@ export async function runAttempt(input: RunAttemptInput): Promise<AttemptRecord>
     latencyMs: performance.now() - t0,
     finishedAt: new Date().toISOString(),
   });
-  const empty = {
-    repairRounds: null,
-    stopReason: null,
-    rounds: [],
-    assertions: [],
-    issues: [],
-    evidence: null,
-    session: null,
-    card: null,
-    review: null,
-    judgeUsage: NO_USAGE,
-    ...NO_USAGE,
-  };
+  const empty = { ...NOT_GRADED, stopReason: null };
 
   await dropTenant(platform, tenant);
   try {

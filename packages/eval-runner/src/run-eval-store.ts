@@ -3,7 +3,7 @@ import { dropTenant, type EvalBatchStatus, type PlatformContext } from '@bvl/pla
 import { sql } from 'kysely';
 import type { AttemptCard, AttemptSession } from './attempt-session.ts';
 import { type AgentReview, DEFAULT_PROMPT, type EvalUsage } from './eval-agent.ts';
-import { type EvalSubject, subjectId } from './eval-subject.ts';
+import { agentOfSubject, type EvalSubject, subjectId } from './eval-subject.ts';
 import type { Evidence } from './evidence.ts';
 import { type CaseFile, CaseFileSchema, type GoldenCase } from './golden-case.ts';
 import type { AssertionResult } from './grade.ts';
@@ -246,7 +246,7 @@ export async function saveAttempt(ctx: PlatformContext, batch: EvalBatch, r: Att
     prompt_variant: r.prompt,
     subject: r.subject,
     epoch: r.epoch,
-    agent: subject?.agent ?? r.subject.split('@')[0]!,
+    agent: subject?.agent ?? agentOfSubject(r.subject),
     model: subject?.model ?? null,
     endpoint: subject?.endpoint ?? null,
     git_commit: batch.gitCommit ?? null,

@@ -1,13 +1,13 @@
 import { hostname } from 'node:os';
 import type { PlatformContext } from '@bvl/platform';
-import { type EvalAgent, NO_USAGE, RateLimitedError } from './eval-agent.ts';
+import { type EvalAgent, RateLimitedError } from './eval-agent.ts';
 import { agentOfSubject, type EvalSubject, subjectId, subjectOf } from './eval-subject.ts';
 import type { GoldenCase } from './golden-case.ts';
 import type { EvalStatus } from './grade-attempt.ts';
 import { type AttemptKey, attemptId, attemptTenant, type DefectFilter, evalCaseOf, planAttempts, planEntries } from './plan-attempts.ts';
 import type { RubricJudge } from './rubric-judge.ts';
 import { type BackoffOptions, type PoolEvent, runAdaptivePool } from './run-adaptive-pool.ts';
-import { AttemptAbandoned, expectedOutcome, runAttempt } from './run-attempt.ts';
+import { AttemptAbandoned, expectedOutcome, NOT_GRADED, runAttempt } from './run-attempt.ts';
 import {
   type AttemptRecord,
   countAttempts,
@@ -99,19 +99,8 @@ export function unfinishedRecord(c: GoldenCase, key: AttemptKey, status: 'error'
     expected: expectedOutcome(c.defects[key.variant], agentOfSubject(key.subject)),
     status,
     failureReason: reason,
-    repairRounds: null,
+    ...NOT_GRADED,
     stopReason: status === 'limit' ? 'rate_limited' : null,
-    rounds: [],
-    assertions: [],
-    issues: [],
-    evidence: null,
-    session: null,
-    card: null,
-    review: null,
-    judgeUsage: NO_USAGE,
-    tokensIn: 0,
-    tokensOut: 0,
-    costUsd: 0,
     latencyMs: 0,
     worker,
     startedAt: at,

@@ -1,5 +1,5 @@
 import { DEFAULT_PROMPT, type EvalUsage, NO_USAGE } from './eval-agent.ts';
-import { agentOfSubject, type EvalSubject, subjectId } from './eval-subject.ts';
+import { type EvalSubject, subjectId } from './eval-subject.ts';
 import type { EvalStatus } from './grade-attempt.ts';
 import { passAtK, passHatK } from './pass-at-k.ts';
 import { type PlanEntry, planAttempts, plannedAttempts } from './plan-attempts.ts';
@@ -200,7 +200,7 @@ export function summarizeBatch(
     const c = counts(runs);
     return {
       subject: id,
-      agent: s.agent ?? agentOfSubject(id),
+      agent: s.agent,
       model: s.model ?? null,
       planned: mine.length * epochs,
       ...c,
