@@ -126,6 +126,24 @@ describe('bvl eval --agent openai: a matrix, recorded, replayed with no endpoint
     );
   });
 
+  it('a matrix with a model the live endpoint does not serve: those attempts are errors, the others run', async () => {
+    const turn = scriptedTurn(() => ({ blueprint: helpdesk.blueprint }));
+    const unknown = { status: 404, body: { error: { message: 'The model `model-x` does not exist', type: 'invalid_request_error' } } };
+    const llm = await startScriptedLlm(
+      Array.from({ length: 400 }, () => (req: Parameters<typeof turn>[0]) => (req.body.model === 'model-x' ? unknown : turn(req))),
+    );
+    servers.push(llm);
+    const r = await bvl({ OPENAI_BASE_URL: llm.url }, ...run, '--model', 'model-a,model-x', '--suite', 'unknown-model', '--format', 'json');
+    expect(r.code).toBe(2);
+    const out = JSON.parse(r.out);
+    expect(out.subjects.map((s: { subject: string; pass: number; error: number }) => [s.subject, s.pass, s.error])).toEqual([
+      ['openai@model-a', 2, 0],
+      ['openai@model-x', 0, 2],
+    ]);
+    const x = out.cases.find((c: { subject: string }) => c.subject === 'openai@model-x');
+    expect(x.failures[0].reason).toMatch(/^agent: .*404 The model `model-x` does not exist/);
+  });
+
   it('a regression against the baseline exits 100 with --fail-on-regression, naming the entry', async () => {
     const good = await endpoint(() => true);
     const base = await bvl({ OPENAI_BASE_URL: good.url }, ...run, '--model', 'model-a', '--suite', 'regress', '--format', 'json');
