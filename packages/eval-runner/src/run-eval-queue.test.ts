@@ -121,7 +121,16 @@ describe('the eval queue (PostgreSQL, pg-boss)', () => {
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ agent: 'blueprint', status: 'finished', plan: [{ case: 'helpdesk', variant: 'clean' }] });
+    // helpdesk's prompt variant is planned, but the blueprint agent (which reads no prompt) runs only the default.
+    expect(found[0]).toMatchObject({
+      agent: 'blueprint',
+      subjects: [{ agent: 'blueprint', readsPrompt: false }],
+      status: 'finished',
+      plan: [
+        { case: 'helpdesk', variant: 'clean', prompt: 'default' },
+        { case: 'helpdesk', variant: 'clean', prompt: 'terse' },
+      ],
+    });
     expect(events).toContainEqual({ kind: 'nightly', batch: found[0]!.id, attempts: 1 });
     await unscheduleNightly(producer);
     expect(await nightlySchedule(producer)).toBeUndefined();
