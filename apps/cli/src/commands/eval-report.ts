@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { attemptPageName, loadAttemptViews, loadEvalReport, noTranscripts, renderAttemptPage, renderEvalReport } from '@bvl/eval-runner';
+import { attemptPageName, loadAttemptViews, loadEvalReport, renderAttemptPage, renderEvalReport } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
-import { intFlag, resolvePath, withEvalDatabase } from './eval-shared.ts';
+import { intFlag, resolvePath, TRANSCRIPTS, withEvalDatabase } from './eval-shared.ts';
 
 /** The folder beside a report that holds its attempt pages: `report.html` → `report-attempts/`. */
 export const attemptsDirOf = (report: string): string => join(dirname(report), `${basename(report).replace(/\.html?$/i, '')}-attempts`);
@@ -35,7 +35,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const pages = attemptsDirOf(file);
     const folder = basename(pages);
     await writeFile(file, renderEvalReport(input, { attemptHref: (a) => `${folder}/${attemptPageName(a)}` }));
-    const { views } = await loadAttemptViews(platform, input.batch.id, {}, noTranscripts);
+    const { views } = await loadAttemptViews(platform, input.batch.id, {}, TRANSCRIPTS);
     await mkdir(pages, { recursive: true });
     for (const view of views) await writeFile(join(pages, attemptPageName(view.attempt)), renderAttemptPage(view, { reportHref: `../${basename(file)}` }));
     const s = input.summary;

@@ -1,7 +1,7 @@
-import { compareWithBaseline, formatAttempt, formatEvalSummary, getBatch, loadAttemptViews, noTranscripts, summarizeStoredBatch } from '@bvl/eval-runner';
+import { compareWithBaseline, formatAttempt, formatEvalSummary, getBatch, loadAttemptViews, summarizeStoredBatch } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
-import { intFlag, withEvalDatabase } from './eval-shared.ts';
+import { intFlag, TRANSCRIPTS, withEvalDatabase } from './eval-shared.ts';
 
 const USAGE = 'usage: bvl eval show <batch> [--case c [--variant v] [--prompt p] [--subject s] [--epoch n]] [--format pretty|json]';
 
@@ -46,12 +46,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       else io.stdout(formatEvalSummary({ batch, summary, comparison, complete: batch.status === 'finished' }));
       return EXIT.clean;
     }
-    const { views } = await loadAttemptViews(
-      platform,
-      batchId,
-      { case: values.case, variant: values.variant, prompt: values.prompt, subject: values.subject, epoch },
-      noTranscripts,
-    );
+    const filter = { case: values.case, variant: values.variant, prompt: values.prompt, subject: values.subject, epoch };
+    const { views } = await loadAttemptViews(platform, batchId, filter, TRANSCRIPTS);
     if (format === 'json') io.stdout(`${JSON.stringify(views, null, 2)}\n`);
     else io.stdout(views.map(formatAttempt).join('\n'));
     return EXIT.clean;
