@@ -4,15 +4,22 @@
 export const EVAL_SUMMARY = 'run the golden suite through an agent in throwaway tenants; store, compare and report (L5)';
 
 /** `bvl eval --help`. */
-export const EVAL_USAGE = `usage: bvl eval [--agent blueprint] [--cases a,b] [--defects all|fixer|agent|none] [--epochs k] [options]
+export const EVAL_USAGE = `usage: bvl eval [--agent blueprint|openai[,…]] [--model a,b] [--cases a,b] [--defects all|fixer|agent|none] [--epochs k] [options]
        bvl eval --resume <batch> [options]
        bvl eval --queue [--wait] | --queue --schedule "<cron>" | --queue --unschedule
-       bvl eval report [--batch b] [--baseline b] -o report.html
+       bvl eval report [--batch b] [--baseline b] -o report.html      (and a page per attempt in report-attempts/)
+       bvl eval show <batch> [--case c [--variant v] [--prompt p] [--subject s] [--epoch n]] [--format pretty|json]
        bvl eval add-case --from-session <id> [--tenant t] [--name n] [--cases-dir dir]
 
-  --agent <name>       the agent under test: blueprint (default: stages each case's blueprint with its
-                       defect set and repairs only through verify_build and the fixer; no model), or
-                       openai (the built-in agent over OPENAI_BASE_URL / OPENAI_API_KEY, BVL_MODEL)
+  --agent <a,b>        the agents under test: blueprint (default: stages each case's blueprint with its
+                       defect set and repairs only through verify_build and the fixer; no model), and/or
+                       openai (the built-in agent over OPENAI_BASE_URL / OPENAI_API_KEY); several make a matrix
+  --model <a,b>        the models the openai agent runs (default BVL_MODEL): several make a matrix, each
+                       model a subject compared side by side (pass rate, pass@k, rounds, tokens, cost, latency)
+  --judge-model <m>    grade the cases' rubric assertions with this model (not the agent's; same endpoint)
+  --record <dir>       record every model call into a cassette: one plain JSON file per request
+  --replay <dir>       answer every model call from a cassette, with no endpoint; a request it has no
+                       answer for makes that attempt an error naming the request
   --cases <a,b>        golden cases to run (default all under --cases-dir)
   --cases-dir <dir>    the golden cases (default evals/golden)
   --defects <which>    defect sets run besides each clean blueprint: all (default), fixer, agent, none
@@ -21,18 +28,22 @@ export const EVAL_USAGE = `usage: bvl eval [--agent blueprint] [--cases a,b] [--
   --timeout <s>        time limit per attempt in seconds (default 600); then the attempt is "limit"
   --suite <name>       batches compare within a suite (default golden)
   --resume <batch>     continue a batch that was stopped; finished attempts are not run again
-  --baseline <batch>   compare with this batch (default: the previous finished batch of the suite and agent)
+  --baseline <batch>   compare with this batch (default: the previous finished batch of the suite and
+                       defect sets that ran the same subjects); only like is compared with like
   --min-pass <x>       exit 100 when the pass rate (passes / graded attempts) is below x (0..1)
-  --format <f>         pretty (default) or json: { batch, cases, pass, fail, error, limit, baseline, … }
+  --fail-on-regression exit 100 when an entry that passed in the baseline fails now
+  --format <f>         pretty (default), json ({ batch, cases, subjects, spend, pass, fail, …, baseline })
+                       or junit (JUnit XML for CI: a failure the case expects of the agent is skipped)
   --queue              put the attempts on the PostgreSQL job queue (DATABASE_URL) for bvl eval-worker
   --wait               with --queue: wait for the workers to finish the batch, then report as a local run
   --schedule <cron>    with --queue: start a batch on this cron schedule (UTC), run by the workers
   --unschedule         with --queue: remove the schedule
   -h, --help           show this help
 
-Each attempt runs in its own tenant, created and dropped; each row is stored as it finishes.
-Exit codes: 0 ran (failures are results, not errors), 100 the pass rate is below --min-pass,
-2 could not run or an attempt hit an infrastructure error.`;
+Each attempt runs in its own tenant, created and dropped; each row is stored as it finishes, with
+its session's rounds, and a re-run attempt keeps its earlier tries.
+Exit codes: 0 ran (failures are results, not errors), 100 the pass rate is below --min-pass or an
+entry regressed (--fail-on-regression), 2 could not run or an attempt hit an infrastructure error.`;
 
 /** One-line summary of `bvl eval-worker`. */
 export const EVAL_WORKER_SUMMARY = 'take eval attempts off the PostgreSQL queue (bvl eval --queue) and run them';

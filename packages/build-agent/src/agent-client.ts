@@ -26,6 +26,11 @@ export interface AgentClientOptions {
   readonly prices?: PriceTable | undefined;
   readonly retry?: Partial<RetryOptions> | undefined;
   readonly timeoutMs?: number | undefined;
+  /**
+   * The HTTP transport the `openai` client sends through (its `fetch` option; default the global
+   * fetch): a record/replay cassette plugs in here, below the agent's loop.
+   */
+  readonly fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined;
 }
 
 /**
@@ -39,6 +44,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
     openai,
@@ -68,7 +74,7 @@ const redactUrl = (url: string): string => {
  */
 export function agentClientFromEnv(
   env: Readonly<Record<string, string | undefined>>,
-  options: { readonly retry?: Partial<RetryOptions>; readonly timeoutMs?: number } = {},
+  options: { readonly retry?: Partial<RetryOptions>; readonly timeoutMs?: number; readonly fetch?: AgentClientOptions['fetch'] } = {},
 ): { readonly client: AgentClient } | { readonly problem: string } {
   const baseURL = env.OPENAI_BASE_URL?.trim() || undefined;
   const apiKey = env.OPENAI_API_KEY?.trim() || undefined;

@@ -7,7 +7,7 @@ import type { Blueprint, CaseFile } from './golden-case.ts';
  * two runs compare like with like, and a reformatted file keeps its version.
  */
 export function caseVersion(c: CaseFile & { readonly blueprint: Blueprint }): string {
-  const { name, prompt, tags, maxRounds, assertions, defects, blueprint, origin } = c;
-  // `origin` joins the hash only when set, so every reference case keeps the version it had.
-  return contentHash({ name, prompt, tags, maxRounds, assertions, defects, blueprint, ...(origin ? { origin } : {}) });
+  const { name, prompt, prompts, tags, maxRounds, assertions, defects, blueprint, origin } = c;
+  // `origin` and `prompts` join the hash only when set, so a case without them keeps the version it had.
+  return contentHash({ name, prompt, tags, maxRounds, assertions, defects, blueprint, ...(origin ? { origin } : {}), ...(prompts ? { prompts } : {}) });
 }

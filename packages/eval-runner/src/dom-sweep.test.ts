@@ -2,7 +2,7 @@ import { buildGraph, collectStack } from '@bvl/metadata';
 import { type DatasetSelection, rendererProfile } from '@bvl/render-contract';
 import type { ViewRead } from '@bvl/runtime-probes';
 import { describe, expect, it } from 'vitest';
-import { type RowSource, SWEEP_VIEW_ROWS, sweepPublished } from './dom-sweep.ts';
+import { type RowSource, SWEEP_VIEW_ROWS, sweepPublished, type WidgetOracle } from './dom-sweep.ts';
 
 // The sweep renders with the reference renderer and happy-dom; rows come from a fake source here
 // (the database-backed source is exercised by collect-evidence and the golden publish suite).
@@ -104,12 +104,14 @@ describe('sweepPublished', () => {
     expect(reads[0]?.read).toMatchObject({ columns: ['title'], limit: SWEEP_VIEW_ROWS });
     const work = sweep.artifacts.find((a) => a.name === 'work')!;
     expect(work.unknownTypes).toEqual(['(none)']);
+    // Each widget that got rows is checked for showing them: the red box and the empty widget show none.
+    const shows = (checked: number, missing: string[] = []) => ({ shows: { checked, missing, missingCount: missing.length } });
     expect(work.widgets).toEqual([
-      { id: 'count', rows: 1, errorBoxes: 0, emptyWidgets: 0, noData: 0 },
-      { id: 'by_status', rows: 2, errorBoxes: 0, emptyWidgets: 0, noData: 0 },
+      { id: 'count', rows: 1, errorBoxes: 0, emptyWidgets: 0, noData: 0, ...shows(1) },
+      { id: 'by_status', rows: 2, errorBoxes: 0, emptyWidgets: 0, noData: 0, ...shows(2) },
       { id: 'lost', rows: 0, error: 'dataset "task_stats" does not exist', errorBoxes: 0, emptyWidgets: 0, noData: 1 },
-      { id: 'odd', rows: 2, errorBoxes: 1, emptyWidgets: 0, noData: 0 },
-      { id: 'flat', rows: 1, errorBoxes: 0, emptyWidgets: 1, noData: 0 },
+      { id: 'odd', rows: 2, errorBoxes: 1, emptyWidgets: 0, noData: 0, ...shows(2, ['n=1 (row 1)', 'n=1 (row 2)']) },
+      { id: 'flat', rows: 1, errorBoxes: 0, emptyWidgets: 1, noData: 0, ...shows(1, ['n=2 (row 1)']) },
     ]);
     // Each widget asks its dataset for its own selection (the one L3 probes run).
     expect(queries.map((q) => [q.dataset, q.selection.dimensions, q.selection.measures])).toEqual([
@@ -118,6 +120,39 @@ describe('sweepPublished', () => {
       ['task_metrics', ['status'], ['n']],
       ['task_metrics', [], ['n']],
     ]);
+  });
+
+  it('asks an oracle (another engine) for each widget’s rows and says where it disagrees', async () => {
+    const { source } = fakeSource();
+    const asked: string[] = [];
+    const oracle: WidgetOracle = {
+      name: 'objectstack',
+      rowsOf: async (dashboard, widget) => {
+        asked.push(`${dashboard}.${widget}`);
+        if (widget === 'count') return { ok: true, rows: [{ n: '2' }] }; // counts as strings: the same number
+        if (widget === 'by_status')
+          return {
+            ok: true,
+            rows: [
+              { status: 'Open', n: 1 },
+              { status: 'Done', n: 2 },
+            ],
+          };
+        if (widget === 'odd') return { ok: false, error: 'no such dataset' };
+        return undefined; // cannot answer this one
+      },
+    };
+    const sweep = await sweepPublished(graph, source, rendererProfile('objectui-2026-02'), oracle);
+    const work = sweep.artifacts.find((a) => a.name === 'work')!;
+    // A widget whose own query failed is not asked.
+    expect(asked).toEqual(['work.count', 'work.by_status', 'work.odd', 'work.flat']);
+    expect(Object.fromEntries(work.widgets!.map((w) => [w.id, w.oracle]))).toEqual({
+      count: { name: 'objectstack', agrees: true, differences: [] },
+      by_status: { name: 'objectstack', agrees: false, differences: ['n: [1, 1] here, [1, 2] there'] },
+      lost: undefined,
+      odd: { name: 'objectstack', agrees: false, differences: ['the oracle failed: no such dataset'] },
+      flat: undefined,
+    });
   });
 
   it('keeps a failed read as evidence and draws the view empty', async () => {

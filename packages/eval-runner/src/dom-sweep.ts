@@ -3,6 +3,7 @@ import { type ComponentRegistry, type DatasetSelection, DEFAULT_REGISTRY, render
 // A subpath of its own: happy-dom costs ~0.4 s to load, and only the sweep needs it (bvl verify must not load it).
 import { type DomSweep, sweepDom } from '@bvl/render-contract/sweep-dom';
 import { type ViewRead, viewRead, widgetSelection } from '@bvl/runtime-probes';
+import { rowsAgree, type WidgetNumbers, widgetNumbers } from './widget-numbers.ts';
 
 /** Rows of a read, or why it failed (the platform's data engine answers in this shape). */
 export type RowsRead = { readonly ok: true; readonly rows: ReadonlyArray<Readonly<Record<string, unknown>>> } | { readonly ok: false; readonly error: string };
@@ -11,6 +12,15 @@ export type RowsRead = { readonly ok: true; readonly rows: ReadonlyArray<Readonl
 export interface RowSource {
   readView(object: string, read: ViewRead): Promise<RowsRead>;
   queryDataset(dataset: DatasetNode, selection: DatasetSelection): Promise<RowsRead>;
+}
+
+/**
+ * A second engine that answers a widget's query (the ObjectStack engine, where it is installed):
+ * the sweep checks that bvl's rows agree with its answer. Undefined when it cannot answer that widget.
+ */
+export interface WidgetOracle {
+  readonly name: string;
+  rowsOf(dashboard: string, widget: string): Promise<RowsRead | undefined>;
 }
 
 /** Rows a view's first page shows in the sweep. */
@@ -24,6 +34,10 @@ export interface SweptWidget {
   readonly errorBoxes: number;
   readonly emptyWidgets: number;
   readonly noData: number;
+  /** Whether the rendered widget shows the numbers its real query returned; absent when the query failed. */
+  readonly shows?: WidgetNumbers;
+  /** The oracle's verdict on the query's rows, when an oracle answered for this widget. */
+  readonly oracle?: { readonly name: string; readonly agrees: boolean; readonly differences: string[] };
 }
 
 /** What the sweep saw of one published view or dashboard. */
@@ -77,10 +91,18 @@ async function sweepView(view: ViewNode, graph: Graph, source: RowSource, regist
  * renderer (`translateView`/`translateWidget` → `renderToHtml`) and sweeps the HTML with happy-dom
  * (`sweepDom`): a view with its first page of rows, each widget with the rows of its real dataset
  * query (the selection L3 probes run). Counts red error boxes, empty widgets and empty data states
- * per artifact, as the renderer profile `registry` draws them (default: the newest objectui). Reads
- * go through `source`; the sweep itself writes nothing. Sorted by type and name.
+ * per artifact, as the renderer profile `registry` draws them (default: the newest objectui). Each
+ * widget is also checked against its rows: the page must show the numbers the real query returned
+ * (see widgetNumbers) — evidence that does not go through L2 — and, given an `oracle` (another
+ * engine), those rows must agree with its answer. Reads go through `source`; the sweep itself
+ * writes nothing. Sorted by type and name.
  */
-export async function sweepPublished(graph: Graph, source: RowSource, registry: ComponentRegistry = DEFAULT_REGISTRY): Promise<DomSweepEvidence> {
+export async function sweepPublished(
+  graph: Graph,
+  source: RowSource,
+  registry: ComponentRegistry = DEFAULT_REGISTRY,
+  oracle?: WidgetOracle | undefined,
+): Promise<DomSweepEvidence> {
   const artifacts: SweptArtifact[] = [];
   const views = [...graph.views.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const view of views) artifacts.push(await sweepView(view, graph, source, registry));
@@ -99,9 +121,13 @@ export async function sweepPublished(graph: Graph, source: RowSource, registry: 
               ok: false,
               error: dataset ? `dataset "${dataset.name}" gives the widget nothing to select` : `dataset "${widget.def.dataset ?? '(none)'}" does not exist`,
             };
-      const swept = sweepDom(renderToHtml(translateWidget(widget, dataset, dashboard, registry), rows.ok ? { rows: rows.rows } : undefined, { registry }));
+      const html = renderToHtml(translateWidget(widget, dataset, dashboard, registry), rows.ok ? { rows: rows.rows } : undefined, { registry });
+      const swept = sweepDom(html);
       unknownTypes.push(...swept.unknownTypes);
       components += swept.components;
+      const measures = selection?.measures ?? [];
+      const other = oracle && rows.ok ? await oracle.rowsOf(dashboard.name, widget.id) : undefined;
+      const differences = !other || !rows.ok ? [] : other.ok ? rowsAgree(rows.rows, other.rows, measures) : [`the oracle failed: ${other.error}`];
       widgets.push({
         id: widget.id,
         rows: rows.ok ? rows.rows.length : 0,
@@ -109,6 +135,8 @@ export async function sweepPublished(graph: Graph, source: RowSource, registry: 
         errorBoxes: swept.errorBoxes,
         emptyWidgets: swept.emptyWidgets,
         noData: swept.noData,
+        ...(rows.ok ? { shows: widgetNumbers(html, rows.rows, measures) } : {}),
+        ...(other && oracle ? { oracle: { name: oracle.name, agrees: differences.length === 0, differences } } : {}),
       });
     }
     const sum = (k: 'errorBoxes' | 'emptyWidgets' | 'noData') => widgets.reduce((n, w) => n + w[k], 0);

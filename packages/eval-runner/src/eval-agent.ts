@@ -1,8 +1,12 @@
+import type { BuildIssue } from '@bvl/build-issue';
 import type { PackageScope, PlatformContext } from '@bvl/platform';
 import type { Assertion, Blueprint, DefectSet } from './golden-case.ts';
 
 /** The variant of a case that stages its blueprint as it is. */
 export const CLEAN_VARIANT = 'clean';
+
+/** The prompt variant that is the case's own `prompt`. */
+export const DEFAULT_PROMPT = 'default';
 
 /**
  * One golden case as an agent under test receives it: the case, which variant this attempt runs
@@ -11,7 +15,10 @@ export const CLEAN_VARIANT = 'clean';
 export interface EvalCase {
   readonly name: string;
   readonly version: string;
+  /** What the agent is asked: the case's prompt, or the text of the prompt variant this attempt runs. */
   readonly prompt: string;
+  /** `default` (the case's own prompt), or the name of one of its prompt variants. */
+  readonly promptVariant: string;
   readonly tags: readonly string[];
   readonly maxRounds: number;
   readonly assertions: readonly Assertion[];
@@ -45,6 +52,14 @@ export interface EvalAgentResult {
   readonly stopped?: string | undefined;
   /** The agent could not go on for a reason outside the build (its endpoint failed for good): the attempt is `error`. */
   readonly error?: string | undefined;
+  /** The intent review the agent ran after a clean publish: its verdict and its `intent` findings. */
+  readonly review?: AgentReview | undefined;
+}
+
+/** An intent review's outcome as an attempt keeps it. */
+export interface AgentReview {
+  readonly verdict: 'pass' | 'mismatch' | 'failed';
+  readonly issues: readonly BuildIssue[];
 }
 
 /** What an agent is given for one attempt: a fresh tenant's package, the case, and an abort signal. */
@@ -65,6 +80,11 @@ export interface EvalAgent {
   readonly name: string;
   readonly model?: string | undefined;
   readonly endpoint?: string | undefined;
+  /**
+   * Whether the agent reads the prompt (default true). One that does not (the blueprint agent
+   * stages a stack) runs only a case's default prompt: its prompt variants would be the same attempt.
+   */
+  readonly readsPrompt?: boolean | undefined;
   run(input: EvalAgentInput): Promise<EvalAgentResult>;
 }
 

@@ -53,4 +53,25 @@ export interface Evidence {
   readonly dom?: DomSweepEvidence;
   /** Every issue left when the build ended (L1+L2 over the drafts, the latest L3); absent when not gathered. */
   readonly issues?: IssueEvidence[];
+  /** The intent review the agent ran after a clean publish; absent when it ran none. */
+  readonly review?: ReviewEvidence;
+  /** The judge's verdict per rubric assertion (by id); absent when the run had no judge. */
+  readonly rubric?: Readonly<Record<string, RubricVerdict>>;
+}
+
+/** The intent review as evidence: its verdict and what it found (artifact and message per finding). */
+export interface ReviewEvidence {
+  readonly verdict: 'pass' | 'mismatch' | 'failed';
+  readonly findings: ReadonlyArray<{ readonly artifact: string; readonly message: string }>;
+}
+
+/** A judge model's verdict on one rubric assertion, with its reasoning and what the call cost. */
+export interface RubricVerdict {
+  readonly pass: boolean;
+  readonly reasoning: string;
+  /** The judge's model. */
+  readonly judge: string;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly costUsd: number;
 }

@@ -71,6 +71,18 @@ export const AssertionSchema = z.discriminatedUnion('kind', [
    * incident that must never recur. The runner adds one for a defect set's `expect` on its own.
    */
   z.strictObject({ kind: z.literal('issues_absent'), issues: z.array(ExpectedIssueSchema).min(1) }),
+  /**
+   * Every widget the DOM sweep rendered shows the numbers its real dataset query returned (each
+   * measure value of each row appears in the widget's cells): evidence that does not go through L2.
+   */
+  z.strictObject({ kind: z.literal('widgets_show_numbers') }),
+  /**
+   * Model-graded: a judge model (not the agent's) reads the prompt and the published app and says
+   * whether `criterion` holds, with its reasoning. Ungraded when the run has no judge.
+   */
+  z.strictObject({ kind: z.literal('rubric'), id: RoleName, criterion: z.string().min(10).max(2000) }),
+  /** The agent's intent review judged the app to serve the prompt. Ungraded for an agent that runs no review. */
+  z.strictObject({ kind: z.literal('intent_review') }),
 ]);
 /** One assertion of a golden case. */
 export type Assertion = z.infer<typeof AssertionSchema>;
@@ -79,6 +91,11 @@ export type AssertionKind = Assertion['kind'];
 
 /** Who can repair a defect set: the deterministic fixer (every issue carries a safe patch) or only an agent. */
 export const REPAIRERS = ['fixer', 'agent'] as const;
+
+/** The outcome a defect set expects of an agent: most agents should repair it; one that cannot is expected to fail. */
+export const EXPECTED_OUTCOMES = ['pass', 'fail'] as const;
+/** An agent's name (as `bvl eval --agent` takes it). */
+const AgentName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must be an agent name (lowercase)');
 
 /**
  * A named defect set: RFC 6902 operations on the blueprint's stack document, the issues
@@ -93,6 +110,12 @@ export const DefectSetSchema = z
     ops: z.array(JsonPatchOpSchema).min(1),
     expect: z.array(ExpectedIssueSchema).min(1),
     repair: z.enum(REPAIRERS),
+    /**
+     * The outcome expected per agent (by name); an agent not named is expected to pass. The
+     * blueprint agent repairs only through the fixer, so a set only a model can repair expects
+     * `{"blueprint": "fail"}`: the summary counts that failure as expected, not as a regression.
+     */
+    expected: z.record(AgentName, z.enum(EXPECTED_OUTCOMES)).optional(),
   })
   .refine((d) => d.repair === 'agent' || d.expect.every((e) => !isCatalogueCode(e.code) || CATALOGUE[e.code].layer !== 'runtime'), {
     message: 'a runtime issue has no patch: a defect set that expects one is repaired by an agent, not the fixer',
@@ -118,6 +141,16 @@ export const CaseFileSchema = z
     name: KebabName,
     /** What a user would ask an agent to build. */
     prompt: z.string().min(20),
+    /**
+     * Prompt variants: the same goal worded otherwise (terse, detailed, …). A batch runs each as an
+     * entry of its own for agents that read the prompt; `default` names `prompt` itself.
+     */
+    prompts: z
+      .record(
+        KebabName.refine((n) => n !== 'default', '"default" names the case\'s own prompt'),
+        z.string().min(20),
+      )
+      .optional(),
     tags: z.array(KebabName),
     /** Repair rounds the agent may use. */
     maxRounds: z.int().min(0).max(20),
@@ -142,6 +175,12 @@ export const CaseFileSchema = z
       if (!('role' in a)) return;
       if (roles.has(a.role)) ctx.addIssue({ code: 'custom', message: `role "${a.role}" is declared twice`, path: ['assertions', i, 'role'] });
       roles.set(a.role, a.kind);
+    });
+    const rubrics = new Set<string>();
+    c.assertions.forEach((a, i) => {
+      if (a.kind !== 'rubric') return;
+      if (rubrics.has(a.id)) ctx.addIssue({ code: 'custom', message: `rubric "${a.id}" is declared twice`, path: ['assertions', i, 'id'] });
+      rubrics.add(a.id);
     });
     const needs = (i: number, key: string, role: string | undefined, kind: Assertion['kind']) => {
       if (role !== undefined && roles.get(role) !== kind)

@@ -3,8 +3,10 @@ import type { IssueEvidence } from './evidence.ts';
 import type { AssertionResult } from './grade.ts';
 import { gradeAttempt } from './grade-attempt.ts';
 
-const ok = (kind: AssertionResult['kind'], role?: string): AssertionResult => ({ kind, ...(role ? { role } : {}), pass: true, evidence: {} });
-const no = (kind: AssertionResult['kind'], role?: string): AssertionResult => ({ ...ok(kind, role), pass: false });
+const ok = (kind: AssertionResult['kind'], role?: string): AssertionResult => ({ kind, ...(role ? { role } : {}), pass: true, outcome: 'pass', evidence: {} });
+const no = (kind: AssertionResult['kind'], role?: string): AssertionResult => ({ ...ok(kind, role), pass: false, outcome: 'fail' });
+const couldNot = (kind: AssertionResult['kind'], role?: string): AssertionResult => ({ ...ok(kind, role), pass: false, outcome: 'skipped' });
+const ungraded = (kind: AssertionResult['kind'], role?: string): AssertionResult => ({ ...ok(kind, role), pass: false, outcome: 'ungraded' });
 const issue = (code: string, severity: 'error' | 'warning', name = 'x', path?: string): IssueEvidence => ({
   layer: 'graph',
   code,
@@ -20,6 +22,12 @@ describe('gradeAttempt', () => {
       name: 'a warning left does not fail an attempt by itself',
       facts: { assertions: [ok('published')], issues: [issue('count_only_table', 'warning')], stopReason: 'clean' },
     },
+    {
+      name: 'a rubric without a judge is not graded either way',
+      facts: { assertions: [ok('published'), ungraded('rubric', 'r')], issues: [], stopReason: 'clean' },
+    },
+    // A row stored before outcomes were kept has only `pass`.
+    { name: 'an old row without outcomes', facts: { assertions: [{ kind: 'published' as const, pass: true, evidence: {} }], issues: [], stopReason: 'clean' } },
   ];
   it.each(valid)('pass: $name', ({ facts }) => {
     expect(gradeAttempt(facts)).toEqual({ status: 'pass', failureReason: null });
@@ -32,15 +40,15 @@ describe('gradeAttempt', () => {
       want: { status: 'fail', failureReason: '1 error left: unknown_measure on dashboard d /widgets/0/values/0' },
     },
     {
-      name: 'an unpublished build says so instead of listing every assertion about the app',
+      name: 'an unpublished build counts what failed, not what could not run after it',
       facts: {
-        assertions: [no('published'), no('object_exists', 'a'), no('probes_clean')],
+        assertions: [no('published'), couldNot('object_exists', 'a'), couldNot('probes_clean'), ok('rounds_at_most')],
         issues: [issue('dangling_dataset', 'error')],
         stopReason: 'nothing_to_fix',
       },
       want: {
         status: 'fail',
-        failureReason: 'not published; 1 error left: dangling_dataset on dashboard x; 3 of 3 assertions failed; stopped: nothing_to_fix',
+        failureReason: 'not published; 1 error left: dangling_dataset on dashboard x; 1 assertion failed: published; 2 could not run; stopped: nothing_to_fix',
       },
     },
     {
@@ -50,7 +58,7 @@ describe('gradeAttempt', () => {
         issues: [],
         stopReason: 'clean',
       },
-      want: { status: 'fail', failureReason: 'assertions failed: probes_clean, issues_absent, seeded_rows a, seeded_rows b, and 1 more; stopped: clean' },
+      want: { status: 'fail', failureReason: '5 assertions failed: probes_clean, issues_absent, seeded_rows a, seeded_rows b, and 1 more; stopped: clean' },
     },
     {
       name: 'errors past three are counted',
@@ -60,7 +68,7 @@ describe('gradeAttempt', () => {
     {
       name: 'a session stopped by its budget is limit, not fail',
       facts: { assertions: [no('published')], issues: [], stopReason: 'budget' },
-      want: { status: 'limit', failureReason: 'not published; 1 of 1 assertions failed; stopped: budget' },
+      want: { status: 'limit', failureReason: 'not published; 1 assertion failed: published; stopped: budget' },
     },
   ];
   it.each(invalid)('not a pass: $name', ({ facts, want }) => {

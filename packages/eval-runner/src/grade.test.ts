@@ -85,14 +85,15 @@ describe('gradeAssertions', () => {
     expect(results.map((r) => [r.kind, r.role, r.pass])).toEqual(
       ASSERTIONS.map((a) => [a.kind, 'role' in a ? a.role : 'objectRole' in a ? a.objectRole : 'dashboardRole' in a ? a.dashboardRole : undefined, true]),
     );
-    expect(results[0]).toEqual({ kind: 'object_exists', role: 'ticket', pass: true, evidence: { matched: ['hd_ticket'], objects: 3 } });
+    expect(results[0]).toEqual({ kind: 'object_exists', role: 'ticket', pass: true, outcome: 'pass', evidence: { matched: ['hd_ticket'], objects: 3 } });
     expect(results[2]).toEqual({
       kind: 'view_exists',
       role: 'board',
       pass: true,
+      outcome: 'pass',
       evidence: { matched: ['hd_ticket.board'], objects: ['hd_ticket'], views: 4 },
     });
-    expect(results[6]).toEqual({ kind: 'seeded_rows', role: 'ticket', pass: true, evidence: { min: 10, rows: { hd_ticket: 12 } } });
+    expect(results[6]).toEqual({ kind: 'seeded_rows', role: 'ticket', pass: true, outcome: 'pass', evidence: { min: 10, rows: { hd_ticket: 12 } } });
     expect(results[7]?.evidence).toEqual({ dashboards: ['hd_support'], widgets: 2, returnedRows: 2, empty: [], failed: [], probeIssues: [] });
   });
 
@@ -205,7 +206,7 @@ describe('gradeAssertions', () => {
     expect(failing(change(structuredClone(EVIDENCE)))).toEqual(expected);
   });
 
-  it('fails everything but the rounds on a package that never published: probing nothing is not finding nothing', () => {
+  it('on a package that never published, "published" fails and what looks at the app could not run: a summary counts one failure, not fourteen', () => {
     const ev: Evidence = {
       published: false,
       rounds: 2,
@@ -216,11 +217,14 @@ describe('gradeAssertions', () => {
     };
     const results = gradeAssertions(ASSERTIONS, ev);
     expect(results.filter((r) => r.pass).map((r) => r.kind)).toEqual(['rounds_at_most']);
+    expect(results.filter((r) => r.outcome === 'fail').map((r) => r.kind)).toEqual(['published']);
+    expect(results.filter((r) => r.outcome === 'skipped')).toHaveLength(ASSERTIONS.length - 2);
+    expect(results.find((r) => r.kind === 'probes_clean')?.evidence).toEqual({ reason: 'the app was not published' });
   });
 
   it('a reference to a role no assertion declares fails instead of passing vacuously', () => {
     expect(gradeAssertions([{ kind: 'seeded_rows', objectRole: 'ghost', min: 1 }], EVIDENCE)).toEqual([
-      { kind: 'seeded_rows', role: 'ghost', pass: false, evidence: { reason: 'role "ghost" is not declared by an object_exists assertion' } },
+      { kind: 'seeded_rows', role: 'ghost', pass: false, outcome: 'fail', evidence: { reason: 'role "ghost" is not declared by an object_exists assertion' } },
     ]);
   });
 
@@ -230,6 +234,7 @@ describe('gradeAssertions', () => {
       kind: 'dashboard_exists',
       role: 'support',
       pass: false,
+      outcome: 'fail',
       evidence: { matched: [{ name: 'hd_support', widgets: 2 }], minWidgets: 3 },
     });
     const [comments] = gradeAssertions([{ kind: 'object_exists', role: 'comment', match: ['ticket'], exclude: ['ticket'] }], EVIDENCE);
@@ -252,7 +257,7 @@ describe('gradeAssertions', () => {
       artifact: { type, name },
       ...(path ? { path } : {}),
     });
-    expect(gradeAssertions([absent], left([]))).toEqual([{ kind: 'issues_absent', pass: true, evidence: { expectedGone: 2, remaining: [] } }]);
+    expect(gradeAssertions([absent], left([]))).toEqual([{ kind: 'issues_absent', pass: true, outcome: 'pass', evidence: { expectedGone: 2, remaining: [] } }]);
     // Same code and artifact at another path is another issue.
     expect(gradeAssertions([absent], left([issue('unknown_measure', 'dashboard', 'hd_support', '/widgets/1/values/0')]))[0]?.pass).toBe(true);
     expect(
@@ -264,11 +269,66 @@ describe('gradeAssertions', () => {
       {
         kind: 'issues_absent',
         pass: false,
+        outcome: 'fail',
         evidence: { expectedGone: 2, remaining: ['unknown_measure dashboard hd_support /widgets/0/values/0', 'seed_not_applied seed hd_agent'] },
       },
     ]);
     expect(gradeAssertions([absent], left(undefined))).toEqual([
-      { kind: 'issues_absent', pass: false, evidence: { reason: 'the list of issues left at the end was not gathered' } },
+      { kind: 'issues_absent', pass: false, outcome: 'skipped', evidence: { reason: 'the list of issues left at the end was not gathered' } },
     ]);
+  });
+
+  it('widgets_show_numbers passes when every swept widget shows its query’s numbers, and names those that do not (or where the oracle disagrees)', () => {
+    const shows = (missing: string[] = []) => ({ checked: 3, missing, missingCount: missing.length });
+    const withWidgets = (widgets: ReturnType<typeof widget>[]): Evidence => ({
+      ...EVIDENCE,
+      dom: { ...EVIDENCE.dom!, artifacts: EVIDENCE.dom!.artifacts.map((a) => (a.widgets ? { ...a, widgets } : a)) },
+    });
+    const a: Assertion = { kind: 'widgets_show_numbers' };
+    expect(gradeAssertions([a], withWidgets([widget('open', 1, { shows: shows() }), widget('by_status', 4, { shows: shows() })]))[0]).toEqual({
+      kind: 'widgets_show_numbers',
+      pass: true,
+      outcome: 'pass',
+      evidence: { widgets: 2, checked: 2, values: 6, wrong: [] },
+    });
+    const [wrong] = gradeAssertions(
+      [a],
+      withWidgets([
+        widget('open', 1, { shows: shows(['open_count=12 (row 1)']) }),
+        widget('by_status', 4, { shows: shows(), oracle: { name: 'objectstack', agrees: false, differences: ['count: [1, 2] here, [1, 3] there'] } }),
+      ]),
+    );
+    expect(wrong).toMatchObject({
+      outcome: 'fail',
+      evidence: {
+        wrong: [{ widget: 'hd_support.open', missing: ['open_count=12 (row 1)'], missingCount: 1 }],
+        oracle: { asked: 1, disagree: [{ widget: 'hd_support.by_status', oracle: 'objectstack', differences: ['count: [1, 2] here, [1, 3] there'] }] },
+      },
+    });
+    // No widget was checked (every query failed): nothing shown is not everything shown.
+    expect(gradeAssertions([a], withWidgets([widget('open', 0, { error: 'boom' })]))[0]?.outcome).toBe('fail');
+  });
+
+  it('a rubric is graded by the judge’s verdict, and ungraded without a judge; the intent review likewise', () => {
+    const rubric: Assertion = { kind: 'rubric', id: 'urgent_visible', criterion: 'Urgent tickets are easy to find.' };
+    expect(gradeAssertions([rubric], EVIDENCE)[0]).toEqual({
+      kind: 'rubric',
+      role: 'urgent_visible',
+      pass: false,
+      outcome: 'ungraded',
+      evidence: { criterion: 'Urgent tickets are easy to find.', reason: 'the run had no judge model (--judge-model)' },
+    });
+    const verdict = { pass: false, reasoning: 'There is no urgent view.', judge: 'judge-1', tokensIn: 900, tokensOut: 40, costUsd: 0.001 };
+    expect(gradeAssertions([rubric], { ...EVIDENCE, rubric: { urgent_visible: verdict } })[0]).toMatchObject({
+      outcome: 'fail',
+      evidence: { criterion: 'Urgent tickets are easy to find.', reasoning: 'There is no urgent view.', judge: 'judge-1' },
+    });
+    expect(gradeAssertions([rubric], { ...EVIDENCE, rubric: { urgent_visible: { ...verdict, pass: true } } })[0]?.outcome).toBe('pass');
+    const review: Assertion = { kind: 'intent_review' };
+    expect(gradeAssertions([review], EVIDENCE)[0]?.outcome).toBe('ungraded');
+    expect(gradeAssertions([review], { ...EVIDENCE, review: { verdict: 'pass', findings: [] } })[0]?.outcome).toBe('pass');
+    const mismatch = { verdict: 'mismatch' as const, findings: [{ artifact: 'object hd_ticket', message: 'no satisfaction field' }] };
+    expect(gradeAssertions([review], { ...EVIDENCE, review: mismatch })[0]).toMatchObject({ outcome: 'fail', evidence: mismatch });
+    expect(gradeAssertions([review], { ...EVIDENCE, review: { verdict: 'failed', findings: [] } })[0]?.outcome).toBe('skipped');
   });
 });

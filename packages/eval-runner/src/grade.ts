@@ -2,17 +2,31 @@ import type { Evidence } from './evidence.ts';
 import type { Assertion, AssertionKind } from './golden-case.ts';
 import { matchRole } from './match-role.ts';
 
+/**
+ * How an assertion came out: `pass`, `fail` on what was seen, `skipped` when it could not run
+ * because something before it failed (an app that was never published has no views to look at),
+ * or `ungraded` when the run was not asked to grade it (a rubric without a judge model).
+ */
+export const ASSERTION_OUTCOMES = ['pass', 'fail', 'skipped', 'ungraded'] as const;
+export type AssertionOutcome = (typeof ASSERTION_OUTCOMES)[number];
+
 /** The verdict on one assertion, with what was seen (counts, names) so a failure explains itself. */
 export interface AssertionResult {
   readonly kind: AssertionKind;
-  /** The role the assertion is about, if any. */
+  /** The role the assertion is about, if any (a rubric's id). */
   readonly role?: string;
+  /** Whether it passed: `outcome === 'pass'`. */
   readonly pass: boolean;
+  /** Absent on rows stored before outcomes were kept: read it with {@link outcomeOf}. */
+  readonly outcome?: AssertionOutcome;
   readonly evidence: Readonly<Record<string, unknown>>;
 }
 
+/** An assertion result's outcome (a row stored before outcomes were kept has only `pass`). */
+export const outcomeOf = (r: Pick<AssertionResult, 'pass' | 'outcome'>): AssertionOutcome => r.outcome ?? (r.pass ? 'pass' : 'fail');
+
 type Of<K extends AssertionKind> = Extract<Assertion, { kind: K }>;
-type Verdict = { pass: boolean; evidence: Record<string, unknown> };
+type Verdict = { pass: boolean; outcome?: 'skipped' | 'ungraded'; evidence: Record<string, unknown> };
 
 /** Roles resolved once per grading: the objects and dashboards each declared role matched. */
 interface Context {
@@ -28,7 +42,23 @@ function objectsOf(ctx: Context, role: string): string[] | undefined {
 }
 
 const undeclared = (role: string, kind: string): Verdict => ({ pass: false, evidence: { reason: `role "${role}" is not declared by an ${kind} assertion` } });
-const notGathered = (what: string): Verdict => ({ pass: false, evidence: { reason: `${what} was not gathered` } });
+const notGathered = (what: string): Verdict => ({ pass: false, outcome: 'skipped', evidence: { reason: `${what} was not gathered` } });
+
+/** What these assertions look at exists only once the app is published: unpublished, they cannot run. */
+const NEEDS_PUBLISHED: ReadonlySet<AssertionKind> = new Set<AssertionKind>([
+  'object_exists',
+  'view_exists',
+  'dashboard_exists',
+  'seeded_rows',
+  'widgets_return_rows',
+  'widgets_show_numbers',
+  'no_error_boxes',
+  'no_empty_widgets',
+  'dashboards_reachable',
+  'probes_clean',
+  'rubric',
+  'intent_review',
+]);
 
 const GRADERS: { [K in AssertionKind]: (a: Of<K>, ctx: Context) => Verdict } = {
   object_exists: (a, ctx) => {
@@ -115,6 +145,40 @@ const GRADERS: { [K in AssertionKind]: (a: Of<K>, ctx: Context) => Verdict } = {
     pass: ctx.ev.rounds !== undefined && ctx.ev.rounds <= a.max,
     evidence: { rounds: ctx.ev.rounds ?? null, max: a.max },
   }),
+  widgets_show_numbers: (_a, ctx) => {
+    const dom = ctx.ev.dom;
+    if (!dom) return notGathered('the DOM sweep');
+    const widgets = dom.artifacts.flatMap((x) => (x.widgets ?? []).map((w) => ({ ...w, name: `${x.name}.${w.id}` })));
+    const checked = widgets.filter((w) => w.shows !== undefined);
+    const wrong = checked
+      .filter((w) => w.shows!.missingCount > 0)
+      .map((w) => ({ widget: w.name, missing: w.shows!.missing, missingCount: w.shows!.missingCount }));
+    const disagree = widgets
+      .filter((w) => w.oracle && !w.oracle.agrees)
+      .map((w) => ({ widget: w.name, oracle: w.oracle!.name, differences: w.oracle!.differences }));
+    const values = checked.reduce((n, w) => n + w.shows!.checked, 0);
+    return {
+      pass: checked.length > 0 && wrong.length === 0 && disagree.length === 0,
+      evidence: {
+        widgets: widgets.length,
+        checked: checked.length,
+        values,
+        wrong,
+        ...(widgets.some((w) => w.oracle) ? { oracle: { asked: widgets.filter((w) => w.oracle).length, disagree } } : {}),
+      },
+    };
+  },
+  rubric: (a, ctx) => {
+    const v = ctx.ev.rubric?.[a.id];
+    if (!v) return { pass: false, outcome: 'ungraded', evidence: { criterion: a.criterion, reason: 'the run had no judge model (--judge-model)' } };
+    return { pass: v.pass, evidence: { criterion: a.criterion, ...v } };
+  },
+  intent_review: (_a, ctx) => {
+    const r = ctx.ev.review;
+    if (!r) return { pass: false, outcome: 'ungraded', evidence: { reason: 'the agent ran no intent review' } };
+    if (r.verdict === 'failed') return { pass: false, outcome: 'skipped', evidence: { verdict: r.verdict, findings: r.findings } };
+    return { pass: r.verdict === 'pass', evidence: { verdict: r.verdict, findings: r.findings } };
+  },
   issues_absent: (a, ctx) => {
     const left = ctx.ev.issues;
     if (!left) return notGathered('the list of issues left at the end');
@@ -129,11 +193,16 @@ const GRADERS: { [K in AssertionKind]: (a: Of<K>, ctx: Context) => Verdict } = {
   },
 };
 
+/** An assertion about the published app, when nothing was published: it could not run. */
+const unpublished: Verdict = { pass: false, outcome: 'skipped', evidence: { reason: 'the app was not published' } };
+
 /**
  * Grades a case's assertions against the evidence of one attempt. Pure: no I/O, the same input
  * gives the same output. Roles are resolved first (an object or dashboard role is the published
  * artifacts its terms match), so view and row assertions can refer to them. Each result says what
  * was seen; "every X" assertions over nothing fail, since probing nothing is not finding nothing.
+ * An assertion about the published app is `skipped` when nothing was published (the `published`
+ * assertion is the one that fails), so a summary counts what failed, not what could not run.
  */
 export function gradeAssertions(assertions: readonly Assertion[], evidence: Evidence): AssertionResult[] {
   const objectRoles = new Map<string, string[]>();
@@ -153,8 +222,9 @@ export function gradeAssertions(assertions: readonly Assertion[], evidence: Evid
   const ctx: Context = { ev: evidence, objectRoles, dashboardRoles };
   return assertions.map((a) => {
     const grade = GRADERS[a.kind] as (a: Assertion, ctx: Context) => Verdict;
-    const { pass, evidence: seen } = grade(a, ctx);
-    const role = 'role' in a ? a.role : 'objectRole' in a ? a.objectRole : 'dashboardRole' in a ? a.dashboardRole : undefined;
-    return { kind: a.kind, ...(role !== undefined ? { role } : {}), pass, evidence: seen };
+    const v: Verdict = !evidence.published && NEEDS_PUBLISHED.has(a.kind) ? unpublished : grade(a, ctx);
+    const role = 'role' in a ? a.role : 'objectRole' in a ? a.objectRole : 'dashboardRole' in a ? a.dashboardRole : 'id' in a ? a.id : undefined;
+    const outcome: AssertionOutcome = v.outcome ?? (v.pass ? 'pass' : 'fail');
+    return { kind: a.kind, ...(role !== undefined ? { role } : {}), pass: outcome === 'pass', outcome, evidence: v.evidence };
   });
 }

@@ -1,10 +1,23 @@
+export type { AttemptCard, AttemptRound, AttemptSession, IssueState, RoundIssue } from './attempt-session.ts';
+export { type AttemptTranscript, noTranscripts, type TranscriptReader, type TranscriptTurn } from './attempt-transcript.ts';
 export { caseFromSession, type SessionRecord } from './case-from-session.ts';
 export { caseVersion } from './case-version.ts';
 export { type CollectEvidenceInput, type CollectedEvidence, collectEvidence } from './collect-evidence.ts';
-export { type Comparison, compareBatches, type EntryChange } from './compare-batches.ts';
-export { type DomSweepEvidence, type RowSource, type RowsRead, SWEEP_VIEW_ROWS, type SweptArtifact, type SweptWidget, sweepPublished } from './dom-sweep.ts';
+export { type BatchShape, type Comparison, compareBatches, type EntryChange, type EntryRef } from './compare-batches.ts';
 export {
+  type DomSweepEvidence,
+  type RowSource,
+  type RowsRead,
+  SWEEP_VIEW_ROWS,
+  type SweptArtifact,
+  type SweptWidget,
+  sweepPublished,
+  type WidgetOracle,
+} from './dom-sweep.ts';
+export {
+  type AgentReview,
   CLEAN_VARIANT,
+  DEFAULT_PROMPT,
   type EvalAgent,
   type EvalAgentInput,
   type EvalAgentResult,
@@ -14,8 +27,11 @@ export {
   RateLimitedError,
 } from './eval-agent.ts';
 export { EVAL_AGENTS, evalAgentNamed } from './eval-agents.ts';
-export type { Evidence, IssueEvidence, ProbeEvidence, ProbeIssueEvidence, SeedEvidence } from './evidence.ts';
+export { type EvalSubject, subjectId, subjectOf } from './eval-subject.ts';
+export type { Evidence, IssueEvidence, ProbeEvidence, ProbeIssueEvidence, ReviewEvidence, RubricVerdict, SeedEvidence } from './evidence.ts';
+export { formatAttempt } from './format-attempt.ts';
 export { duration, entryStatus, formatEvalSummary, formatProgress, percent, type SummaryInput } from './format-eval-summary.ts';
+export { formatJunit } from './format-junit.ts';
 export {
   type Assertion,
   type AssertionKind,
@@ -40,7 +56,7 @@ export {
   parseGoldenCase,
   REPAIRERS,
 } from './golden-case.ts';
-export { type AssertionResult, gradeAssertions } from './grade.ts';
+export { type AssertionOutcome, type AssertionResult, gradeAssertions } from './grade.ts';
 export { type AttemptFacts, type AttemptVerdict, EVAL_STATUSES, type EvalStatus, gradeAttempt } from './grade-attempt.ts';
 export { matchRole, words } from './match-role.ts';
 export { passAtK, passHatK } from './pass-at-k.ts';
@@ -55,11 +71,21 @@ export {
   planEntries,
   plannedAttempts,
 } from './plan-attempts.ts';
+export { attemptPageName, renderAttemptPage } from './render-attempt-page.ts';
 export { type EvalReportInput, renderEvalReport } from './render-eval-report.ts';
+export type { RubricInput, RubricJudge } from './rubric-judge.ts';
 export { type AdaptivePoolOptions, type BackoffOptions, type PoolEvent, runAdaptivePool } from './run-adaptive-pool.ts';
 export { type RunAttemptInput, runAttempt } from './run-attempt.ts';
-export { compareWithBaseline, loadEvalReport, summarizeStoredBatch } from './run-batch-report.ts';
+export {
+  type AttemptFilter,
+  type AttemptView,
+  compareWithBaseline,
+  loadAttemptViews,
+  loadEvalReport,
+  summarizeStoredBatch,
+} from './run-batch-report.ts';
 export { blueprintAgent } from './run-blueprint-agent.ts';
+export { type Cassette, type CassetteEntry, CassetteError, type CassetteSession, type FetchLike, openCassette } from './run-cassette.ts';
 export {
   ATTEMPT_QUEUE,
   DEFAULT_QUEUE_SCHEMA,
@@ -79,6 +105,7 @@ export {
   waitForBatch,
 } from './run-eval-queue.ts';
 export {
+  type AttemptTry,
   type BatchMeta,
   type EvalBatch,
   getBatch,
@@ -96,9 +123,20 @@ export {
   workerName,
 } from './run-evals.ts';
 export { type AgentBuilder, openaiAgent } from './run-openai-agent.ts';
+export { type ChatCompletionCall, type OpenaiJudgeOptions, openaiJudge } from './run-openai-judge.ts';
 export { type RecordCaseInput, type RecordedCase, recordCase } from './run-record-case.ts';
 export { stackDocument } from './stack-document.ts';
-export { type AttemptOutcome, type BatchSummary, type EntrySummary, passRate, summarizeBatch } from './summarize-batch.ts';
+export {
+  type AttemptOutcome,
+  type BatchSummary,
+  type CaseSpend,
+  type Counts,
+  type EntrySummary,
+  passRate,
+  type Spend,
+  type SubjectSummary,
+  summarizeBatch,
+} from './summarize-batch.ts';
 export {
   type AppSummary,
   type DashboardSummary,
@@ -108,3 +146,4 @@ export {
   summarizeGraph,
   type ViewSummary,
 } from './summarize-graph.ts';
+export type { WidgetNumbers } from './widget-numbers.ts';

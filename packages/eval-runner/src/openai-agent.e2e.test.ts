@@ -3,6 +3,7 @@ import { type RecordedRequest, type ScriptStep, startScriptedLlm } from '@bvl/bu
 import type { Platform } from '@bvl/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_DIR } from '../test/golden-support.ts';
+import { stageCalls } from '../test/scripted-builds.ts';
 import { openTestPlatform, tenants } from '../test/test-platform.ts';
 import { RateLimitedError } from './eval-agent.ts';
 import { type GoldenCase, loadGoldenCases } from './golden-case.ts';
@@ -35,25 +36,11 @@ afterAll(async () => {
 const builderOf = (client: ReturnType<typeof createAgentClient>): AgentBuilder => ({
   model: client.model,
   endpoint: client.endpoint,
-  build: ({ platform: p, scope, prompt, maxRounds, signal }) => runBuild({ platform: p, scope, prompt, client, signal, bounds: { maxRounds }, review: false }),
+  build: async ({ platform: p, scope, prompt, maxRounds, signal }) => {
+    const r = await runBuild({ platform: p, scope, prompt, client, signal, bounds: { maxRounds }, review: false });
+    return { ...r, review: undefined };
+  },
 });
-
-/** stage_draft calls that write a blueprint as a model would, artifact by artifact (less the keys in `skip`). */
-function stageCalls(c: GoldenCase, skip: readonly string[] = []) {
-  const calls: Array<{ tool: string; args: unknown }> = [];
-  const add = (key: string, type: string, name: (b: Record<string, unknown>) => unknown) => {
-    if (skip.includes(key) || !Array.isArray(c.blueprint[key])) return;
-    for (const body of c.blueprint[key] as Array<Record<string, unknown>>) calls.push({ tool: 'stage_draft', args: { type, name: name(body), body } });
-  };
-  const viewObject = (b: Record<string, unknown>) => b.object ?? (b.list as { data?: { object?: string } } | undefined)?.data?.object ?? b.name;
-  add('objects', 'object', (b) => b.name);
-  add('datasets', 'dataset', (b) => b.name);
-  add('views', 'view', viewObject);
-  add('dashboards', 'dashboard', (b) => b.name);
-  add('apps', 'app', (b) => b.name);
-  add('data', 'seed', (b) => b.object);
-  return calls;
-}
 
 describe('the openai agent over a scripted endpoint', () => {
   it('builds two cases from their prompts: one passes, one fails naming what is missing; tokens on each row', async () => {
@@ -63,8 +50,8 @@ describe('the openai agent over a scripted endpoint', () => {
       const goal = String(req.body.messages.find((m: { role: string; content?: unknown }) => m.role === 'user')?.content ?? '');
       const n = req.body.messages.filter((m: { role: string }) => m.role === 'assistant').length;
       const usage = { prompt_tokens: 1000 + 100 * n, completion_tokens: 50 };
-      const whole = goal.includes(helpdesk.prompt.slice(0, 40));
-      if (n === 0) return { calls: whole ? stageCalls(helpdesk) : stageCalls(inventory, ['dashboards', 'apps']), usage };
+      const whole = goal.includes(helpdesk.prompt.slice(0, 40)) || goal.includes(helpdesk.prompts!.terse!.slice(0, 40));
+      if (n === 0) return { calls: whole ? stageCalls(helpdesk.blueprint) : stageCalls(inventory.blueprint, ['dashboards', 'apps']), usage };
       if (n === 1) return { calls: [{ tool: 'verify_build' }], usage };
       if (n === 2) return { calls: [{ tool: 'publish' }], usage };
       return { say: 'Done.', usage };
@@ -74,21 +61,24 @@ describe('the openai agent over a scripted endpoint', () => {
     const client = createAgentClient({ baseURL: llm.url, apiKey: 'sk-test', model: 'gpt-4o-mini', retry: { minTimeoutMs: 1, maxTimeoutMs: 4 } });
     const r = await runEvals({
       platform,
-      agent: openaiAgent(builderOf(client)),
+      agents: [openaiAgent(builderOf(client))],
       cases: [helpdesk, inventory],
       defects: 'none',
       suite: `t-openai-${process.pid}`,
     });
     expect(r.batch).toMatchObject({ agent: 'openai', model: 'gpt-4o-mini', endpoint: client.endpoint });
     const rows = await listAttempts(platform, r.batch, { full: true });
-    expect(rows.map((a) => [a.case, a.status, a.stopReason])).toEqual([
-      ['helpdesk', 'pass', 'clean'],
-      ['inventory', 'fail', 'clean'],
+    // helpdesk runs in its default prompt and its "terse" variant: the model is asked both ways.
+    expect(rows.map((a) => [a.case, a.prompt, a.status, a.stopReason])).toEqual([
+      ['helpdesk', 'default', 'pass', 'clean'],
+      ['helpdesk', 'terse', 'pass', 'clean'],
+      ['inventory', 'default', 'fail', 'clean'],
     ]);
+    expect(llm.requests.some((q) => JSON.stringify(q.body.messages).includes(helpdesk.prompts!.terse!.slice(0, 60)))).toBe(true);
     expect(
-      rows[1]!.assertions.filter((a) => !a.pass).map((a) => a.kind),
-      rows[1]!.failureReason ?? '',
-    ).toEqual(['dashboard_exists', 'widgets_return_rows', 'dashboards_reachable']);
+      rows[2]!.assertions.filter((a) => a.outcome === 'fail').map((a) => a.kind),
+      rows[2]!.failureReason ?? '',
+    ).toEqual(['dashboard_exists', 'widgets_return_rows', 'widgets_show_numbers', 'dashboards_reachable']);
     for (const a of rows) expect(a).toMatchObject({ tokensIn: 3300, tokensOut: 150 });
   });
 

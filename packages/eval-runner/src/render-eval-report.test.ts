@@ -28,8 +28,8 @@ beforeAll(async () => {
   const helpdesk = (await loadGoldenCases(GOLDEN_DIR)).filter((c) => c.name === 'helpdesk');
   // A name a browser would run if the report did not escape it.
   const hostile = [{ ...helpdesk[0]!, prompt: `${helpdesk[0]!.prompt} <script>alert(1)</script>` }];
-  await runEvals({ platform, agent: blueprintAgent(), cases: hostile, suite: 'report' });
-  const second = await runEvals({ platform, agent: noFixer, cases: hostile, suite: 'report' });
+  await runEvals({ platform, agents: [blueprintAgent()], cases: hostile, suite: 'report' });
+  const second = await runEvals({ platform, agents: [noFixer], cases: hostile, suite: 'report' });
   html = renderEvalReport(await loadEvalReport(platform, { batch: second.batch.id }));
   await mkdir(OUT, { recursive: true });
   file = join(OUT, 'eval-report.html');
@@ -86,15 +86,21 @@ describe.runIf(present)('the HTML eval report in Chromium', () => {
     const failures = await page.$$eval('section.failure', (ss) =>
       ss.map((s) => ({ variant: s.getAttribute('data-variant'), codes: [...s.querySelectorAll('table.issues code')].map((c) => c.textContent) })),
     );
-    expect(failures.map((f) => f.variant)).toEqual(['inert-priority', 'urgent-view-type-list', 'widget-typos']);
-    expect(failures[0]!.codes).toContain('inert_field');
-    expect(failures[1]!.codes).toContain('view_type_fallback');
-    expect(failures[2]!.codes).toEqual(expect.arrayContaining(['unknown_measure', 'widget_type_fallback']));
-    expect(await page.locator('section.failure details.assertions table').count()).toBe(3);
-    // An unpublished build fails nearly every assertion: the long list starts folded. The view type
-    // "list" only degrades on the newest objectui (a warning): that build publishes and fails just
-    // the assertion that its defect is gone, so its short list is open.
-    expect(await page.$$eval('section.failure details.assertions', (ds) => ds.map((d) => (d as HTMLDetailsElement).open))).toEqual([false, true, false]);
+    // inert-priority is a set only a model can repair: the case expects the blueprint agent to fail it.
+    expect(failures.map((f) => f.variant)).toEqual(['urgent-view-type-list', 'widget-typos']);
+    expect(await page.$$eval('ul.expected-failures li', (lis) => lis.map((li) => li.textContent))).toEqual([
+      expect.stringMatching(/^helpdesk\/inert-priority #1 @ blueprint: not published; 1 error left: inert_field/),
+    ]);
+    expect(failures[0]!.codes).toContain('view_type_fallback');
+    expect(failures[1]!.codes).toEqual(expect.arrayContaining(['unknown_measure', 'widget_type_fallback']));
+    expect(await page.locator('section.failure details.assertions table').count()).toBe(2);
+    // The view type "list" only degrades on the newest objectui (a warning): that build publishes and
+    // fails just the assertion that its defect is gone. The unpublished one fails two assertions and
+    // says how many could not run after them (they are not counted as failures).
+    expect(await page.$$eval('section.failure details.assertions summary', (ds) => ds.map((d) => d.textContent))).toEqual([
+      expect.stringMatching(/^1 failed assertion of \d+, with what was seen$/),
+      expect.stringMatching(/^2 failed assertions of \d+, \d+ could not run, with what was seen$/),
+    ]);
     // Nothing was fetched but the page itself.
     expect(requests).toEqual([pathToFileURL(file).href]);
 

@@ -20,6 +20,7 @@ export const BLUEPRINT_AGENT_MAX_STEPS = 12;
 export function blueprintAgent(): EvalAgent {
   return {
     name: 'blueprint',
+    readsPrompt: false,
     async run({ platform, scope, case: c, signal }: EvalAgentInput): Promise<EvalAgentResult> {
       signal.throwIfAborted();
       await stageDrafts(platform, scope, collectStack(c.start, { draft: true }));

@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_DIR } from '../test/golden-support.ts';
 import { openTestPlatform } from '../test/test-platform.ts';
 import { evalAgentNamed } from './eval-agents.ts';
+import { subjectOf } from './eval-subject.ts';
 import { type GoldenCase, loadGoldenCases } from './golden-case.ts';
+import { plannedAttempts } from './plan-attempts.ts';
+import { blueprintAgent } from './run-blueprint-agent.ts';
 import {
   type EvalQueue,
   type EvalWorker,
@@ -74,12 +77,12 @@ describe('the eval queue (PostgreSQL, pg-boss)', () => {
     }
     const batch = await enqueueBatch(platform, producer, {
       suite: suite(),
-      agent: 'blueprint',
+      subjects: [subjectOf(blueprintAgent())],
       cases: only('crm', 'helpdesk', 'inventory', 'project-tracker'),
       defects: 'fixer',
     });
     expect(batch.status).toBe('queued');
-    const total = batch.plan.length;
+    const total = plannedAttempts(batch);
     expect(total).toBe(9);
     const stop = AbortSignal.timeout(90_000);
     expect(await waitForBatch(platform, batch, { signal: stop })).toBe(true);
@@ -118,7 +121,16 @@ describe('the eval queue (PostgreSQL, pg-boss)', () => {
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ agent: 'blueprint', status: 'finished', plan: [{ case: 'helpdesk', variant: 'clean' }] });
+    // helpdesk's prompt variant is planned, but the blueprint agent (which reads no prompt) runs only the default.
+    expect(found[0]).toMatchObject({
+      agent: 'blueprint',
+      subjects: [{ agent: 'blueprint', readsPrompt: false }],
+      status: 'finished',
+      plan: [
+        { case: 'helpdesk', variant: 'clean', prompt: 'default' },
+        { case: 'helpdesk', variant: 'clean', prompt: 'terse' },
+      ],
+    });
     expect(events).toContainEqual({ kind: 'nightly', batch: found[0]!.id, attempts: 1 });
     await unscheduleNightly(producer);
     expect(await nightlySchedule(producer)).toBeUndefined();

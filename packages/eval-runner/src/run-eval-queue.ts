@@ -1,9 +1,11 @@
 import type { PlatformContext } from '@bvl/platform';
 import PgBoss from 'pg-boss';
 import { type EvalAgent, RateLimitedError } from './eval-agent.ts';
+import { type EvalSubject, subjectId } from './eval-subject.ts';
 import type { GoldenCase } from './golden-case.ts';
 import type { EvalStatus } from './grade-attempt.ts';
 import { type AttemptKey, attemptId, attemptTenant, type DefectFilter, evalCaseOf, planAttempts, planEntries, plannedAttempts } from './plan-attempts.ts';
+import type { RubricJudge } from './rubric-judge.ts';
 import { AttemptAbandoned, DEFAULT_ATTEMPT_TIMEOUT_MS, runAttempt } from './run-attempt.ts';
 import {
   type AttemptRecord,
@@ -39,6 +41,10 @@ export interface AttemptJob extends AttemptKey {
 /** What the nightly schedule asks for: how to run the batch it starts (the cases are the worker's folder). */
 export interface NightlyRequest {
   readonly agent: string;
+  /** Models to run the agent over (a matrix); the agent's own when absent. */
+  readonly models?: readonly string[] | undefined;
+  /** The judge model of rubric assertions. */
+  readonly judge?: string | undefined;
   readonly suite?: string | undefined;
   readonly epochs?: number | undefined;
   readonly defects?: DefectFilter | undefined;
@@ -98,8 +104,8 @@ async function ensureQueue(boss: PgBoss, name: string): Promise<void> {
   }
 }
 
-/** What {@link enqueueBatch} is given: a new batch's cases and how to run them. */
-export interface EnqueueInput extends BatchMeta {
+/** What {@link enqueueBatch} is given: a new batch's cases, its subjects and how to run them. */
+export interface EnqueueInput extends Omit<BatchMeta, 'defects'> {
   readonly cases: readonly GoldenCase[];
   readonly epochs?: number | undefined;
   readonly defects?: DefectFilter | undefined;
@@ -114,12 +120,12 @@ export async function enqueueBatch(ctx: PlatformContext, queue: EvalQueue, input
   if (input.cases.length === 0) throw new EvalRunError('no golden case to run');
   const plan = planEntries(input.cases, input.defects ?? 'all');
   await saveCases(ctx, input.cases);
-  const batch = await createBatch(ctx, { ...input, epochs: input.epochs ?? 1, plan, status: 'queued' });
+  const batch = await createBatch(ctx, { ...input, defects: input.defects ?? 'all', epochs: input.epochs ?? 1, plan, status: 'queued' });
   const timeout = input.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   await queue.boss.insert(
-    planAttempts(plan, batch.epochs).map((k) => ({
+    planAttempts(plan, batch.subjects, batch.epochs).map((k) => ({
       name: ATTEMPT_QUEUE,
-      data: { batch: batch.id, case: k.case, variant: k.variant, epoch: k.epoch } satisfies AttemptJob,
+      data: { batch: batch.id, case: k.case, variant: k.variant, prompt: k.prompt, subject: k.subject, epoch: k.epoch } satisfies AttemptJob,
       singletonKey: `${batch.id}/${attemptId(k)}`,
       retryLimit: JOB_RETRIES,
       retryDelay: 5,
@@ -172,8 +178,10 @@ export interface EvalWorker {
 export interface RunWorkerInput {
   readonly platform: PlatformContext;
   readonly queue: EvalQueue;
-  /** The agent a batch names, or undefined when this worker does not have it (the job then fails for another worker). */
-  readonly agentNamed: (name: string) => EvalAgent | undefined;
+  /** The agent of a batch's subject, or undefined when this worker does not have it (the job then fails for another worker). */
+  readonly agentNamed: (name: string, model?: string | null) => EvalAgent | undefined;
+  /** The judge a batch names, or undefined when this worker has none (its rubric assertions are then ungraded). */
+  readonly judgeNamed?: ((model: string) => RubricJudge | undefined) | undefined;
   /** Attempts at once. */
   readonly concurrency?: number | undefined;
   readonly pollingIntervalSeconds?: number | undefined;
@@ -221,8 +229,9 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
     const entry = await batchOf(id);
     if (!entry) return input.onEvent?.({ kind: 'skipped', batch: id, key, why: 'the batch no longer exists' });
     if ((await finishedAttempts(platform, id)).has(attemptId(key))) return input.onEvent?.({ kind: 'skipped', batch: id, key, why: 'already recorded' });
-    const agent = input.agentNamed(entry.batch.agent);
-    if (!agent) throw new EvalRunError(`this worker has no agent "${entry.batch.agent}"`);
+    const subject = entry.batch.subjects.find((s) => subjectId(s) === key.subject);
+    const agent = subject ? input.agentNamed(subject.agent, subject.model) : undefined;
+    if (!agent) throw new EvalRunError(`this worker has no agent for subject "${key.subject}"`);
     const c = entry.cases.get(key.case);
     if (!c) throw new EvalRunError(`batch ${id} plans case ${key.case}, which the store lacks`);
     active.set(id, (active.get(id) ?? 0) + 1);
@@ -232,12 +241,13 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
         record = await runAttempt({
           platform,
           agent,
-          case: evalCaseOf(c, key.variant),
+          case: evalCaseOf(c, key.variant, key.prompt),
           epoch: key.epoch,
           tenant: attemptTenant(id, key),
           worker,
           timeoutMs: input.timeoutMs,
           signal: stop.signal,
+          judge: entry.batch.judge ? input.judgeNamed?.(entry.batch.judge) : undefined,
         });
       } catch (e) {
         if (e instanceof AttemptAbandoned) throw e; // the job goes back on the queue
@@ -299,12 +309,19 @@ export async function runEvalWorker(input: RunWorkerInput): Promise<EvalWorker> 
         const r = job.data;
         const all = await loadCases();
         const cases = r.cases ? all.filter((c) => r.cases!.includes(c.name)) : all;
-        const agent = input.agentNamed(r.agent);
+        const subjects: EvalSubject[] = (r.models?.length ? r.models : [undefined]).map((m) => {
+          const agent = input.agentNamed(r.agent, m);
+          return {
+            agent: r.agent,
+            model: m ?? agent?.model ?? null,
+            endpoint: agent?.endpoint ?? null,
+            ...(agent?.readsPrompt === false ? { readsPrompt: false } : {}),
+          };
+        });
         const batch = await enqueueBatch(platform, queue, {
           suite: r.suite ?? 'nightly',
-          agent: r.agent,
-          model: agent?.model,
-          endpoint: agent?.endpoint,
+          subjects,
+          judge: r.judge ?? null,
           gitCommit: input.gitCommit,
           cases,
           epochs: r.epochs,

@@ -1,25 +1,35 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import { dropTenant, type EvalBatchStatus, type PlatformContext } from '@bvl/platform';
 import { sql } from 'kysely';
+import type { AttemptCard, AttemptSession } from './attempt-session.ts';
+import { type AgentReview, DEFAULT_PROMPT, type EvalUsage } from './eval-agent.ts';
+import { agentOfSubject, type EvalSubject, subjectId } from './eval-subject.ts';
 import type { Evidence } from './evidence.ts';
 import { type CaseFile, CaseFileSchema, type GoldenCase } from './golden-case.ts';
 import type { AssertionResult } from './grade.ts';
 import type { EvalStatus } from './grade-attempt.ts';
-import { type AttemptKey, attemptId, batchOfTenant, EVAL_TENANT_PREFIX, type PlanEntry, plannedAttempts } from './plan-attempts.ts';
+import { type AttemptKey, attemptId, batchOfTenant, type DefectFilter, EVAL_TENANT_PREFIX, type PlanEntry, plannedAttempts } from './plan-attempts.ts';
 import type { AttemptOutcome } from './summarize-batch.ts';
 
-/** Who ran a batch: the agent, its model and endpoint, and the code under test. */
+/** Who ran a batch: its suite, the subjects under test (agent × model), and the code under test. */
 export interface BatchMeta {
   readonly suite: string;
-  readonly agent: string;
-  readonly model?: string | null | undefined;
-  readonly endpoint?: string | null | undefined;
+  readonly subjects: readonly EvalSubject[];
   readonly gitCommit?: string | null | undefined;
+  /** The defect sets it ran (absent on batches from before it was kept). */
+  readonly defects?: DefectFilter | null | undefined;
+  /** The judge model of rubric assertions, if the batch had one. */
+  readonly judge?: string | null | undefined;
 }
 
 /** A batch as stored. */
 export interface EvalBatch extends BatchMeta {
   readonly id: number;
+  /** The subjects' agents, comma-separated (one for a batch of one agent). */
+  readonly agent: string;
+  /** The subjects' models, comma-separated; null when no subject has one. */
+  readonly model: string | null;
+  readonly endpoint: string | null;
   readonly epochs: number;
   readonly plan: PlanEntry[];
   readonly status: EvalBatchStatus;
@@ -27,7 +37,9 @@ export interface EvalBatch extends BatchMeta {
   readonly finishedAt: string | null;
 }
 
-/** A session round's fingerprints, as an attempt row keeps them. */
+const distinct = (xs: ReadonlyArray<string | null | undefined>): string[] => [...new Set(xs.filter((x): x is string => !!x))];
+
+/** A session round's fingerprints, as an attempt row keeps them (the full rounds are in `session`). */
 export interface RoundFingerprints {
   readonly round: number;
   readonly kind: 'verify' | 'publish';
@@ -40,6 +52,8 @@ export interface RoundFingerprints {
 /** Everything one attempt produced: one `ai_eval_runs` row. */
 export interface AttemptRecord extends AttemptKey {
   readonly version: string;
+  /** The outcome the case expects of this agent: `fail` for a defect set the agent cannot repair by design. */
+  readonly expected: 'pass' | 'fail';
   readonly status: EvalStatus;
   readonly failureReason: string | null;
   readonly repairRounds: number | null;
@@ -49,17 +63,41 @@ export interface AttemptRecord extends AttemptKey {
   /** The issues left when the build ended. */
   readonly issues: readonly BuildIssue[];
   readonly evidence: Evidence | null;
+  /** The build session and its rounds, kept past the tenant; null when the agent never opened one. */
+  readonly session: AttemptSession | null;
+  /** The build-health card when the attempt ended; null when it never got that far. */
+  readonly card: AttemptCard | null;
+  /** The agent's intent review; null when it ran none. */
+  readonly review: AgentReview | null;
   readonly tokensIn: number;
   readonly tokensOut: number;
   readonly costUsd: number;
+  /** What the judge of the rubric assertions spent (not the agent's). */
+  readonly judgeUsage: EvalUsage;
   readonly latencyMs: number;
   readonly worker: string;
   readonly startedAt: string;
   readonly finishedAt: string;
 }
 
-/** A stored attempt: the record, with the batch's agent. */
-export type StoredAttempt = AttemptRecord & AttemptOutcome & { readonly batch: number; readonly agent: string; readonly model: string | null };
+/** An earlier try of an attempt, as the row it was before a re-run replaced it (never overwritten: kept in `tries`). */
+export interface AttemptTry {
+  readonly status: EvalStatus;
+  readonly failureReason: string | null;
+  readonly worker: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly latencyMs: number;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly costUsd: number;
+  /** The whole row as it was (issues, evidence, session, …). */
+  readonly row: Readonly<Record<string, unknown>>;
+}
+
+/** A stored attempt: the record, with the batch's agent, and its earlier tries when read in full. */
+export type StoredAttempt = AttemptRecord &
+  AttemptOutcome & { readonly batch: number; readonly agent: string; readonly model: string | null; readonly tries: readonly AttemptTry[] };
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -116,14 +154,17 @@ export async function createBatch(
   ctx: PlatformContext,
   input: BatchMeta & { readonly epochs: number; readonly plan: readonly PlanEntry[]; readonly status: 'running' | 'queued' },
 ): Promise<EvalBatch> {
+  if (input.subjects.length === 0) throw new Error('a batch needs at least one subject (agent) to run');
   const at = ctx.now().toISOString();
+  const models = distinct(input.subjects.map((s) => s.model));
+  const endpoints = distinct(input.subjects.map((s) => s.endpoint));
   const row = await ctx.db
     .insertInto('bvl.ai_eval_batches')
     .values({
       suite: input.suite,
-      agent: input.agent,
-      model: input.model ?? null,
-      endpoint: input.endpoint ?? null,
+      agent: distinct(input.subjects.map((s) => s.agent)).join(','),
+      model: models.length ? models.join(',') : null,
+      endpoint: endpoints.length ? endpoints.join(',') : null,
       git_commit: input.gitCommit ?? null,
       epochs: input.epochs,
       attempts: plannedAttempts(input),
@@ -131,6 +172,16 @@ export async function createBatch(
       status: input.status,
       created_at: at,
       heartbeat_at: at,
+      subjects: JSON.stringify(
+        input.subjects.map((s) => ({
+          agent: s.agent,
+          model: s.model ?? null,
+          endpoint: s.endpoint ?? null,
+          ...(s.readsPrompt === false ? { readsPrompt: false } : {}),
+        })),
+      ),
+      defects: input.defects ?? null,
+      judge: input.judge ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -150,7 +201,11 @@ export async function getBatch(ctx: PlatformContext, id: number): Promise<EvalBa
     endpoint: r.endpoint,
     gitCommit: r.git_commit,
     epochs: r.epochs,
-    plan: r.plan as PlanEntry[],
+    // Plans from before prompt variants name none: each entry is the case's own prompt.
+    plan: (r.plan as Array<Omit<PlanEntry, 'prompt'> & { prompt?: string }>).map((e) => ({ ...e, prompt: e.prompt ?? DEFAULT_PROMPT })),
+    subjects: r.subjects as EvalSubject[],
+    defects: (r.defects as DefectFilter | null) ?? null,
+    judge: r.judge,
     status: r.status,
     createdAt: iso(r.created_at)!,
     finishedAt: iso(r.finished_at),
@@ -173,18 +228,29 @@ export async function finishBatch(ctx: PlatformContext, id: number): Promise<voi
     .execute();
 }
 
-/** Writes an attempt's row as soon as it finishes; a re-run attempt (a resumed `error`, a queue retry) replaces its row. */
+const clampTokens = (n: number) => Math.max(0, Math.min(Math.round(n), 2_000_000_000));
+const cleanCost = (usd: number) => (Number.isFinite(usd) && usd > 0 ? usd : 0);
+
+/**
+ * Writes an attempt's row as soon as it finishes. A re-run attempt (a resumed `error`, a queue
+ * retry) replaces its row, and the row it replaces is appended to `tries` in the same statement
+ * (ON CONFLICT reads the old row), so no try is ever lost, whatever runs at the same time.
+ */
 export async function saveAttempt(ctx: PlatformContext, batch: EvalBatch, r: AttemptRecord): Promise<void> {
+  const subject = batch.subjects.find((s) => subjectId(s) === r.subject);
   const values = {
     batch_id: batch.id,
     case_name: r.case,
     case_version: r.version,
     variant: r.variant,
+    prompt_variant: r.prompt,
+    subject: r.subject,
     epoch: r.epoch,
-    agent: batch.agent,
-    model: batch.model ?? null,
-    endpoint: batch.endpoint ?? null,
+    agent: subject?.agent ?? agentOfSubject(r.subject),
+    model: subject?.model ?? null,
+    endpoint: subject?.endpoint ?? null,
     git_commit: batch.gitCommit ?? null,
+    expected: r.expected,
     status: r.status,
     failure_reason: r.failureReason,
     repair_rounds: r.repairRounds,
@@ -194,19 +260,31 @@ export async function saveAttempt(ctx: PlatformContext, batch: EvalBatch, r: Att
     assertions: JSON.stringify(r.assertions),
     issues: JSON.stringify(r.issues),
     evidence: r.evidence === null ? null : JSON.stringify(r.evidence),
-    tokens_in: Math.max(0, Math.min(Math.round(r.tokensIn), 2_000_000_000)),
-    tokens_out: Math.max(0, Math.min(Math.round(r.tokensOut), 2_000_000_000)),
-    cost_usd: Number.isFinite(r.costUsd) && r.costUsd > 0 ? r.costUsd : 0,
+    session: r.session === null ? null : JSON.stringify(r.session),
+    card: r.card === null ? null : JSON.stringify(r.card),
+    review: r.review === null ? null : JSON.stringify(r.review),
+    tokens_in: clampTokens(r.tokensIn),
+    tokens_out: clampTokens(r.tokensOut),
+    cost_usd: cleanCost(r.costUsd),
+    judge_tokens_in: clampTokens(r.judgeUsage.tokensIn),
+    judge_tokens_out: clampTokens(r.judgeUsage.tokensOut),
+    judge_cost_usd: cleanCost(r.judgeUsage.costUsd),
     latency_ms: Math.max(0, Math.round(r.latencyMs)),
     worker: r.worker,
     started_at: r.startedAt,
     finished_at: r.finishedAt,
   };
-  const { batch_id: _b, case_name: _c, variant: _v, epoch: _e, ...rest } = values;
+  const { batch_id: _b, case_name: _c, variant: _v, prompt_variant: _p, subject: _s, epoch: _e, ...rest } = values;
   await ctx.db
     .insertInto('bvl.ai_eval_runs')
     .values(values)
-    .onConflict((oc) => oc.columns(['batch_id', 'case_name', 'variant', 'epoch']).doUpdateSet(rest))
+    .onConflict((oc) =>
+      oc.columns(['batch_id', 'case_name', 'variant', 'prompt_variant', 'subject', 'epoch']).doUpdateSet({
+        ...rest,
+        // The row being replaced, whole, minus its own history and id.
+        tries: sql`ai_eval_runs.tries || jsonb_build_array(to_jsonb(ai_eval_runs) - 'tries' - 'id')`,
+      }),
+    )
     .execute();
 }
 
@@ -214,14 +292,14 @@ export async function saveAttempt(ctx: PlatformContext, batch: EvalBatch, r: Att
 export async function finishedAttempts(ctx: PlatformContext, batch: number): Promise<Set<string>> {
   const rows = await ctx.db
     .selectFrom('bvl.ai_eval_runs')
-    .select(['case_name', 'variant', 'epoch'])
+    .select(['case_name', 'variant', 'prompt_variant', 'subject', 'epoch'])
     .where('batch_id', '=', batch)
     .where('status', '!=', 'error')
     .execute();
-  return new Set(rows.map((r) => attemptId({ case: r.case_name, variant: r.variant, epoch: r.epoch })));
+  return new Set(rows.map((r) => attemptId({ case: r.case_name, variant: r.variant, prompt: r.prompt_variant, subject: r.subject, epoch: r.epoch })));
 }
 
-/** A batch's attempts, in plan order of case, variant and epoch; `full` adds assertions, issues and evidence. */
+/** A batch's attempts, in order of case, variant, prompt, subject and epoch; `full` adds assertions, issues, evidence, session, card, review and earlier tries. */
 export async function listAttempts(ctx: PlatformContext, batch: EvalBatch, options: { readonly full?: boolean } = {}): Promise<StoredAttempt[]> {
   const rows = await ctx.db
     .selectFrom('bvl.ai_eval_runs')
@@ -229,9 +307,12 @@ export async function listAttempts(ctx: PlatformContext, batch: EvalBatch, optio
       'case_name',
       'case_version',
       'variant',
+      'prompt_variant',
+      'subject',
       'epoch',
       'agent',
       'model',
+      'expected',
       'status',
       'failure_reason',
       'repair_rounds',
@@ -240,19 +321,32 @@ export async function listAttempts(ctx: PlatformContext, batch: EvalBatch, optio
       'tokens_in',
       'tokens_out',
       'cost_usd',
+      'judge_tokens_in',
+      'judge_tokens_out',
+      'judge_cost_usd',
       'latency_ms',
       'worker',
       'started_at',
       'finished_at',
     ])
-    .$if(options.full === true, (q) => q.select(['assertions', 'issues', 'evidence']))
+    .$if(options.full === true, (q) => q.select(['assertions', 'issues', 'evidence', 'session', 'card', 'review', 'tries']))
     .where('batch_id', '=', batch.id)
     .orderBy('case_name')
     .orderBy('variant')
+    .orderBy('prompt_variant')
+    .orderBy('subject')
     .orderBy('epoch')
     .execute();
   return rows.map((r) => {
-    const full = r as typeof r & { assertions?: unknown; issues?: unknown; evidence?: unknown };
+    const full = r as typeof r & {
+      assertions?: unknown;
+      issues?: unknown;
+      evidence?: unknown;
+      session?: unknown;
+      card?: unknown;
+      review?: unknown;
+      tries?: unknown;
+    };
     return {
       batch: batch.id,
       agent: r.agent,
@@ -260,7 +354,10 @@ export async function listAttempts(ctx: PlatformContext, batch: EvalBatch, optio
       case: r.case_name,
       version: r.case_version,
       variant: r.variant,
+      prompt: r.prompt_variant,
+      subject: r.subject,
       epoch: r.epoch,
+      expected: r.expected === 'fail' ? 'fail' : 'pass',
       status: r.status,
       failureReason: r.failure_reason,
       repairRounds: r.repair_rounds,
@@ -269,15 +366,38 @@ export async function listAttempts(ctx: PlatformContext, batch: EvalBatch, optio
       assertions: (full.assertions as AssertionResult[] | undefined) ?? [],
       issues: (full.issues as BuildIssue[] | undefined) ?? [],
       evidence: (full.evidence as Evidence | null | undefined) ?? null,
+      session: (full.session as AttemptSession | null | undefined) ?? null,
+      card: (full.card as AttemptCard | null | undefined) ?? null,
+      review: (full.review as AgentReview | null | undefined) ?? null,
+      tries: ((full.tries as Array<Record<string, unknown>> | undefined) ?? []).map(asTry),
       tokensIn: Number(r.tokens_in),
       tokensOut: Number(r.tokens_out),
       costUsd: Number(r.cost_usd),
+      judgeUsage: { tokensIn: Number(r.judge_tokens_in), tokensOut: Number(r.judge_tokens_out), costUsd: Number(r.judge_cost_usd) },
       latencyMs: r.latency_ms,
       worker: r.worker,
       startedAt: iso(r.started_at)!,
       finishedAt: iso(r.finished_at)!,
     };
   });
+}
+
+/** An earlier try, read from the row it was. */
+function asTry(row: Record<string, unknown>): AttemptTry {
+  const num = (k: string) => Number(row[k] ?? 0);
+  const text = (k: string) => (row[k] === null || row[k] === undefined ? null : String(row[k]));
+  return {
+    status: row.status as EvalStatus,
+    failureReason: text('failure_reason'),
+    worker: text('worker') ?? '',
+    startedAt: iso(text('started_at')) ?? '',
+    finishedAt: iso(text('finished_at')) ?? '',
+    latencyMs: num('latency_ms'),
+    tokensIn: num('tokens_in'),
+    tokensOut: num('tokens_out'),
+    costUsd: num('cost_usd'),
+    row,
+  };
 }
 
 /** Batches of a suite and agent, newest first: before `before` when given, finished ones only unless asked. */

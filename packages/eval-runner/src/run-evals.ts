@@ -1,11 +1,13 @@
 import { hostname } from 'node:os';
 import type { PlatformContext } from '@bvl/platform';
 import { type EvalAgent, RateLimitedError } from './eval-agent.ts';
+import { agentOfSubject, type EvalSubject, subjectId, subjectOf } from './eval-subject.ts';
 import type { GoldenCase } from './golden-case.ts';
 import type { EvalStatus } from './grade-attempt.ts';
 import { type AttemptKey, attemptId, attemptTenant, type DefectFilter, evalCaseOf, planAttempts, planEntries } from './plan-attempts.ts';
+import type { RubricJudge } from './rubric-judge.ts';
 import { type BackoffOptions, type PoolEvent, runAdaptivePool } from './run-adaptive-pool.ts';
-import { AttemptAbandoned, runAttempt } from './run-attempt.ts';
+import { AttemptAbandoned, expectedOutcome, NOT_GRADED, runAttempt } from './run-attempt.ts';
 import {
   type AttemptRecord,
   countAttempts,
@@ -46,7 +48,11 @@ export type EvalProgress =
 /** A local run of a batch. Either `cases` (a new batch) or `resume` (a batch to continue). */
 export interface RunEvalsInput {
   readonly platform: PlatformContext;
-  readonly agent: EvalAgent;
+  /**
+   * The subjects under test: one agent, or a matrix (the same agent over several models, several
+   * agents). Each runs every entry; a resume needs an agent for each subject the batch planned.
+   */
+  readonly agents: readonly EvalAgent[];
   readonly cases?: readonly GoldenCase[] | undefined;
   /** Batches compare within a suite (default `golden`). */
   readonly suite?: string | undefined;
@@ -60,6 +66,8 @@ export interface RunEvalsInput {
   readonly timeoutMs?: number | undefined;
   readonly backoff?: BackoffOptions | undefined;
   readonly worker?: string | undefined;
+  /** The judge model of rubric assertions; without one they are `ungraded`. */
+  readonly judge?: RubricJudge | undefined;
   /** Stop: attempts in flight are abandoned (not recorded), the batch stays open for `resume`. */
   readonly signal?: AbortSignal | undefined;
   readonly onProgress?: ((event: EvalProgress) => void) | undefined;
@@ -83,28 +91,16 @@ export const HEARTBEAT_MS = 15_000;
 export const workerName = (): string => `${hostname()}:${process.pid}`;
 
 /** A record for an attempt that never got to run to the end (rate limits outlasted the back-off, or the infrastructure failed). */
-export function unfinishedRecord(
-  c: { readonly name: string; readonly version: string },
-  key: AttemptKey,
-  status: 'error' | 'limit',
-  reason: string,
-  worker: string,
-): AttemptRecord {
+export function unfinishedRecord(c: GoldenCase, key: AttemptKey, status: 'error' | 'limit', reason: string, worker: string): AttemptRecord {
   const at = new Date().toISOString();
   return {
     ...key,
     version: c.version,
+    expected: expectedOutcome(c.defects[key.variant], agentOfSubject(key.subject)),
     status,
     failureReason: reason,
-    repairRounds: null,
+    ...NOT_GRADED,
     stopReason: status === 'limit' ? 'rate_limited' : null,
-    rounds: [],
-    assertions: [],
-    issues: [],
-    evidence: null,
-    tokensIn: 0,
-    tokensOut: 0,
-    costUsd: 0,
     latencyMs: 0,
     worker,
     startedAt: at,
@@ -119,16 +115,21 @@ export function unfinishedRecord(
  * only the attempts in flight. The batch is finished when every planned attempt is recorded.
  */
 export async function runEvals(input: RunEvalsInput): Promise<EvalRunResult> {
-  const { platform, agent } = input;
+  const { platform } = input;
   const worker = input.worker ?? workerName();
+  const agents = new Map(input.agents.map((a) => [subjectId(subjectOf(a)), a]));
+  if (agents.size === 0) throw new EvalRunError('no agent to run the cases through');
   let batch: EvalBatch;
   let cases: Map<string, GoldenCase>;
   let swept: string[];
   if (input.resume !== undefined) {
     const found = await getBatch(platform, input.resume);
     if (!found) throw new EvalRunError(`there is no eval batch ${input.resume}`);
-    if (found.agent !== agent.name)
-      throw new EvalRunError(`batch ${found.id} was run by agent "${found.agent}", not "${agent.name}"; resume it with --agent ${found.agent}`);
+    const missing = found.subjects.filter((s) => !agents.has(subjectId(s)));
+    if (missing.length > 0)
+      throw new EvalRunError(
+        `batch ${found.id} was run by ${found.subjects.map(describeSubject).join(', ')}; resume it with ${missing.map(resumeFlags).join(' and ')} (this run has ${[...agents.keys()].join(', ')})`,
+      );
     batch = found;
     cases = await loadPlannedCases(platform, batch.plan);
     // This run owns the batch now: whatever its attempts left is an orphan.
@@ -139,10 +140,10 @@ export async function runEvals(input: RunEvalsInput): Promise<EvalRunResult> {
     await saveCases(platform, input.cases);
     batch = await createBatch(platform, {
       suite: input.suite ?? 'golden',
-      agent: agent.name,
-      model: agent.model,
-      endpoint: agent.endpoint,
+      subjects: [...agents.values()].map(subjectOf),
       gitCommit: input.gitCommit,
+      defects: input.defects ?? 'all',
+      judge: input.judge?.model ?? null,
       epochs: input.epochs ?? 1,
       plan,
       status: 'running',
@@ -151,7 +152,7 @@ export async function runEvals(input: RunEvalsInput): Promise<EvalRunResult> {
     swept = await sweepEvalTenants(platform);
   }
 
-  const all = planAttempts(batch.plan, batch.epochs);
+  const all = planAttempts(batch.plan, batch.subjects, batch.epochs);
   const finished = await finishedAttempts(platform, batch.id);
   const todo = all.filter((k) => !finished.has(attemptId(k)));
   const counts: Record<EvalStatus, number> = { pass: 0, fail: 0, error: 0, limit: 0 };
@@ -184,13 +185,14 @@ export async function runEvals(input: RunEvalsInput): Promise<EvalRunResult> {
         try {
           r = await runAttempt({
             platform,
-            agent,
-            case: evalCaseOf(caseOf(key), key.variant),
+            agent: agents.get(key.subject)!,
+            case: evalCaseOf(caseOf(key), key.variant, key.prompt),
             epoch: key.epoch,
             tenant: attemptTenant(batch.id, key),
             worker,
             timeoutMs: input.timeoutMs,
             signal: input.signal,
+            judge: input.judge,
           });
         } catch (e) {
           if (e instanceof AttemptAbandoned) return;
@@ -208,5 +210,11 @@ export async function runEvals(input: RunEvalsInput): Promise<EvalRunResult> {
   if (complete) await finishBatch(platform, batch.id);
   const attempts = await listAttempts(platform, batch);
   const stored = (await getBatch(platform, batch.id))!;
-  return { batch: stored, summary: summarizeBatch(stored.plan, stored.epochs, attempts), attempts, ran, complete };
+  return { batch: stored, summary: summarizeBatch(stored, attempts), attempts, ran, complete };
 }
+
+/** A subject in words: `openai (gpt-4o)`, `blueprint`. */
+export const describeSubject = (s: EvalSubject): string => (s.model ? `${s.agent} (${s.model})` : s.agent);
+
+/** The flags that make `bvl eval --resume` run a subject. */
+const resumeFlags = (s: EvalSubject): string => `--agent ${s.agent}${s.model ? ` --model ${s.model}` : ''}`;

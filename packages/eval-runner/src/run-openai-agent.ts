@@ -1,7 +1,7 @@
 import { collectStack } from '@bvl/metadata';
 import type { PackageScope, PlatformContext } from '@bvl/platform';
 import { stageDrafts } from '@bvl/platform';
-import { CLEAN_VARIANT, type EvalAgent, type EvalAgentResult, type EvalUsage, RateLimitedError } from './eval-agent.ts';
+import { type AgentReview, CLEAN_VARIANT, type EvalAgent, type EvalAgentResult, type EvalUsage, RateLimitedError } from './eval-agent.ts';
 
 /**
  * The built-in agent as the `openai` eval agent needs it: one build towards a prompt in a package,
@@ -26,6 +26,8 @@ export interface AgentBuilder {
     readonly error?: string | undefined;
     /** With `error`: the HTTP status the endpoint last answered (429: rate limited). */
     readonly errorStatus?: number | undefined;
+    /** The intent review after a clean publish: its verdict and `intent` findings (kept on the row, graded when a case asks). */
+    readonly review?: AgentReview | undefined;
   }>;
 }
 
@@ -46,7 +48,12 @@ export function openaiAgent(builder: AgentBuilder): EvalAgent {
       if (c.variant !== CLEAN_VARIANT || c.recorded) await stageDrafts(platform, scope, collectStack(c.start, { draft: true }));
       const r = await builder.build({ platform, scope, prompt: c.prompt, maxRounds: c.maxRounds, signal });
       if (r.error !== undefined && r.errorStatus === 429) throw new RateLimitedError(r.error);
-      return { sessionId: r.session.id, usage: r.usage, ...(r.error !== undefined ? { error: r.error } : {}) };
+      return {
+        sessionId: r.session.id,
+        usage: r.usage,
+        ...(r.error !== undefined ? { error: r.error } : {}),
+        ...(r.review !== undefined ? { review: r.review } : {}),
+      };
     },
   };
 }

@@ -62,7 +62,7 @@ describe('recordCase', () => {
     ]);
 
     // Run again through the same path, the incident is still there: fail, naming the issue.
-    const again = await runEvals({ platform, agent: blueprintAgent(), cases: [loaded], suite: `t-rec-${scope.tenant}` });
+    const again = await runEvals({ platform, agents: [blueprintAgent()], cases: [loaded], suite: `t-rec-${scope.tenant}` });
     expect(again.attempts).toMatchObject([{ case: 'budget-date-range', variant: 'clean', status: 'fail' }]);
     expect(again.attempts[0]!.failureReason).toContain('dashboard_filter_field_unknown on dashboard exp_spending');
 

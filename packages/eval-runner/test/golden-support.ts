@@ -90,6 +90,7 @@ export function applyFixes(doc: Blueprint, graph: Graph, issues: readonly BuildI
  */
 export const noFixer: EvalAgent = {
   name: 'blueprint',
+  readsPrompt: false,
   async run({ platform: p, scope, case: c }) {
     await stageDrafts(p, scope, collectStack(c.start, { draft: true }));
     const session = await createSession(p, { ...scope, goal: c.prompt, bounds: { maxRounds: c.maxRounds } });

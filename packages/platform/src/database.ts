@@ -141,6 +141,12 @@ export interface AiEvalBatchesTable {
   created_at: ColumnType<Date, string, never>;
   heartbeat_at: ColumnType<Date, string, string>;
   finished_at: ColumnType<Date | null, string | null | undefined, string | null>;
+  /** The subjects under test (agent, model, endpoint each): a matrix runs several in one batch. */
+  subjects: ColumnType<unknown, string | undefined, string>;
+  /** The defect sets the batch ran (all, fixer, agent, none); null for batches from before it was kept. */
+  defects: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The judge model of rubric assertions, if any. */
+  judge: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** How an eval attempt ended. */
@@ -178,6 +184,23 @@ export interface AiEvalRunsTable {
   worker: string;
   started_at: ColumnType<Date, string, string>;
   finished_at: ColumnType<Date, string, string>;
+  /** The subject that ran it: the agent, and `@model` when it has one. */
+  subject: ColumnType<string, string | undefined, string>;
+  /** The case's prompt variant (`default`: its own prompt). */
+  prompt_variant: ColumnType<string, string | undefined, string>;
+  /** The outcome the case expects of this agent (`pass`, or `fail` for a defect set only a model can repair). */
+  expected: ColumnType<string, string | undefined, string>;
+  /** Earlier tries of this attempt (a resumed `error`, a queue retry), oldest first, each the row it replaced. */
+  tries: ColumnType<unknown, string | undefined, string>;
+  /** The build session and its rounds (issues per round), kept past the attempt's tenant. */
+  session: ColumnType<unknown, string | null | undefined, string | null>;
+  /** The build-health card when the attempt ended. */
+  card: ColumnType<unknown, string | null | undefined, string | null>;
+  /** The intent review's verdict and findings, when the agent ran one. */
+  review: ColumnType<unknown, string | null | undefined, string | null>;
+  judge_tokens_in: ColumnType<number, number | undefined, number>;
+  judge_tokens_out: ColumnType<number, number | undefined, number>;
+  judge_cost_usd: ColumnType<number, number | undefined, number>;
 }
 
 /** The `bvl` schema as kysely sees it (tables are schema-qualified). */

@@ -224,6 +224,43 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.withSchema('bvl').createIndex('ai_eval_runs_by_status').on('ai_eval_runs').columns(['batch_id', 'status']).execute();
     },
   },
+  '0006_ai_eval_matrix': {
+    async up(db: Kysely<unknown>) {
+      // L5 for a team: a batch runs a matrix of subjects (agent × model) over prompt variants; an
+      // attempt keeps every try, its session's rounds and card past its tenant, and the intent review.
+      await db.schema
+        .withSchema('bvl')
+        .alterTable('ai_eval_batches')
+        .addColumn('subjects', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
+        .addColumn('defects', 'text')
+        .addColumn('judge', 'text')
+        .execute();
+      await sql`update bvl.ai_eval_batches set subjects = jsonb_build_array(jsonb_build_object('agent', agent, 'model', model, 'endpoint', endpoint))`.execute(
+        db,
+      );
+      await db.schema
+        .withSchema('bvl')
+        .alterTable('ai_eval_runs')
+        .addColumn('subject', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('prompt_variant', 'text', (c) => c.notNull().defaultTo('default'))
+        .addColumn('expected', 'text', (c) => c.notNull().defaultTo('pass'))
+        .addColumn('tries', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
+        .addColumn('session', 'jsonb')
+        .addColumn('card', 'jsonb')
+        .addColumn('review', 'jsonb')
+        .addColumn('judge_tokens_in', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('judge_tokens_out', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('judge_cost_usd', 'double precision', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await sql`update bvl.ai_eval_runs set subject = agent || coalesce('@' || model, '')`.execute(db);
+      await db.schema.withSchema('bvl').alterTable('ai_eval_runs').dropConstraint('ai_eval_runs_attempt').execute();
+      await db.schema
+        .withSchema('bvl')
+        .alterTable('ai_eval_runs')
+        .addUniqueConstraint('ai_eval_runs_attempt', ['batch_id', 'case_name', 'variant', 'prompt_variant', 'subject', 'epoch'])
+        .execute();
+    },
+  },
 };
 
 /** The `bvl.try_*(text)` parsers migration 0004 creates, and the type each returns (null when the text is not one). */

@@ -1,5 +1,7 @@
 import {
   type BatchSummary,
+  type Cassette,
+  CassetteError,
   type Comparison,
   compareWithBaseline,
   DEFECT_FILTERS,
@@ -11,16 +13,20 @@ import {
   enqueueBatch,
   entryStatus,
   formatEvalSummary,
+  formatJunit,
   formatProgress,
   type GoldenCase,
   GoldenCaseError,
   getBatch,
   loadGoldenCases,
+  openCassette,
   openEvalQueue,
   plannedAttempts,
+  type RubricJudge,
   runEvals,
   type StoredAttempt,
   scheduleNightly,
+  subjectOf,
   summarizeStoredBatch,
   unscheduleNightly,
   waitForBatch,
@@ -28,7 +34,7 @@ import {
 import type { Platform } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
-import { EVAL_AGENT_NAMES, evalAgentsFrom } from './eval-agents.ts';
+import { EVAL_AGENT_NAMES, evalAgentsFrom, judgeFrom, type ModelTransport } from './eval-agents.ts';
 import {
   DEFAULT_CASES_DIR,
   EXIT_MIN_PASS,
@@ -53,6 +59,11 @@ const OPTIONS = {
   resume: { type: 'string' },
   baseline: { type: 'string' },
   'min-pass': { type: 'string' },
+  'fail-on-regression': { type: 'boolean' },
+  model: { type: 'string' },
+  'judge-model': { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
   format: { type: 'string' },
   queue: { type: 'boolean' },
   wait: { type: 'boolean' },
@@ -64,8 +75,15 @@ type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
 
 /** The parsed flags of a suite run. */
 interface EvalFlags {
-  readonly format: 'pretty' | 'json';
-  readonly agent?: string | undefined;
+  readonly format: 'pretty' | 'json' | 'junit';
+  /** Agents named by --agent (a list makes a matrix); absent: blueprint, or the resumed batch's. */
+  readonly agents?: string[] | undefined;
+  /** Models named by --model (a list makes a matrix of the agents that take one). */
+  readonly models?: string[] | undefined;
+  readonly judgeModel?: string | undefined;
+  readonly record?: string | undefined;
+  readonly replay?: string | undefined;
+  readonly failOnRegression: boolean;
   readonly cases?: string[] | undefined;
   readonly casesDir: string;
   readonly defects: DefectFilter;
@@ -78,14 +96,33 @@ interface EvalFlags {
   readonly minPass?: number | undefined;
 }
 
+/** A comma-separated list flag: its items, trimmed, without empties or repeats. */
+const list = (v: string | undefined): string[] | undefined =>
+  v === undefined
+    ? undefined
+    : [
+        ...new Set(
+          v
+            .split(',')
+            .map((x) => x.trim())
+            .filter((x) => x.length > 0),
+        ),
+      ];
+
 function parseFlags(values: Values, io: CliIo): EvalFlags {
-  const format = parseFormat(values.format, ['pretty', 'json']);
+  const format = parseFormat(values.format, ['pretty', 'json', 'junit']);
+  if (values.record !== undefined && values.replay !== undefined)
+    throw new UsageError('--record and --replay cannot go together: record a cassette, then replay it');
+  const agents = list(values.agent);
+  const models = list(values.model);
+  if (agents !== undefined && agents.length === 0) throw new UsageError('--agent names no agent');
+  if (models !== undefined && models.length === 0) throw new UsageError('--model names no model');
   const defects = values.defects ?? 'all';
   if (!(DEFECT_FILTERS as readonly string[]).includes(defects))
     throw new UsageError(`--defects must be one of ${DEFECT_FILTERS.join(', ')} (got ${JSON.stringify(defects)})`);
   const resume = intFlag('resume', values.resume, 1, Number.MAX_SAFE_INTEGER);
   if (resume !== undefined) {
-    const planned = (['cases', 'defects', 'epochs', 'suite', 'queue'] as const).filter((k) => values[k] !== undefined);
+    const planned = (['cases', 'defects', 'epochs', 'suite', 'queue', 'agent', 'model', 'judge-model'] as const).filter((k) => values[k] !== undefined);
     if (planned.length > 0) throw new UsageError(`--resume continues a batch with its own plan; drop --${planned.join(', --')}`);
   }
   const suite = values.suite ?? 'golden';
@@ -93,7 +130,12 @@ function parseFlags(values: Values, io: CliIo): EvalFlags {
   const timeout = numberFlag('timeout', values.timeout, 1, 86_400);
   return {
     format,
-    agent: values.agent,
+    agents,
+    models,
+    judgeModel: values['judge-model']?.trim() || undefined,
+    record: values.record !== undefined ? resolvePath(io, values.record) : undefined,
+    replay: values.replay !== undefined ? resolvePath(io, values.replay) : undefined,
+    failOnRegression: values['fail-on-regression'] === true,
     cases: values.cases
       ?.split(',')
       .map((c) => c.trim())
@@ -110,10 +152,31 @@ function parseFlags(values: Values, io: CliIo): EvalFlags {
   };
 }
 
-function agentOf(name: string, env: Readonly<Record<string, string | undefined>>): EvalAgent {
-  const agent = evalAgentsFrom(env)(name);
+function agentOf(agentsNamed: ReturnType<typeof evalAgentsFrom>, name: string, model?: string | null): EvalAgent {
+  const agent = agentsNamed(name, model);
   if (!agent) throw new UsageError(`unknown agent ${JSON.stringify(name)}; this build has: ${EVAL_AGENT_NAMES.join(', ')}`);
   return agent;
+}
+
+/**
+ * The subjects of a new batch: each agent of --agent, and for an agent that runs a model, each
+ * model of --model (else BVL_MODEL, else — replaying — every model the cassette recorded but the
+ * judge's). An agent without a model (blueprint) given --model alone is a usage error.
+ */
+function subjectsOf(flags: EvalFlags, agentsNamed: ReturnType<typeof evalAgentsFrom>, transport: ModelTransport): EvalAgent[] {
+  const names = flags.agents ?? ['blueprint'];
+  const takesModel = (n: string) => n === 'openai';
+  if (flags.models && !names.some(takesModel)) throw new UsageError(`--model is for an agent that runs a model (--agent openai); ${names.join(', ')} has none`);
+  const replayed = transport.cassette?.mode === 'replay' ? transport.cassette.models().filter((m) => m !== flags.judgeModel) : [];
+  const models = flags.models ?? (transport.env.BVL_MODEL?.trim() ? [transport.env.BVL_MODEL.trim()] : replayed.length ? replayed : [undefined]);
+  return names.flatMap((n) => (takesModel(n) ? models.map((m) => agentOf(agentsNamed, n, m)) : [agentOf(agentsNamed, n)]));
+}
+
+/** Opens the cassette of --record / --replay; a directory that cannot be used is one line and exit 2. */
+async function cassetteOf(flags: EvalFlags): Promise<Cassette | undefined> {
+  if (flags.replay) return openCassette({ mode: 'replay', dir: flags.replay });
+  if (flags.record) return openCassette({ mode: 'record', dir: flags.record, fetch: globalThis.fetch });
+  return undefined;
 }
 
 async function selectCases(flags: EvalFlags): Promise<GoldenCase[]> {
@@ -131,25 +194,43 @@ async function selectCases(flags: EvalFlags): Promise<GoldenCase[]> {
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, OPTIONS, 'eval');
   if (positionals.length > 0)
-    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}; bvl eval takes flags, or the subcommands report and add-case`);
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}; bvl eval takes flags, or the subcommands report, show and add-case`);
   const flags = parseFlags(values, io);
   if (!values.queue && (values.wait || values.schedule !== undefined || values.unschedule))
     throw new UsageError('--wait, --schedule and --unschedule go with --queue');
+  if (values.queue && (flags.record || flags.replay))
+    throw new UsageError("--record and --replay run locally; the queue's workers call the endpoint themselves");
   const queueUrl = values.queue ? queueDatabase(io) : undefined;
-  // Cases and agent are checked before the database opens: a typo costs nothing.
+  // Cases, cassette and agents are checked before the database opens: a typo costs nothing.
   const cases = flags.resume === undefined && !values.unschedule ? await selectCases(flags).catch(rethrowCases) : undefined;
-  if (flags.agent !== undefined || flags.resume === undefined) agentOf(flags.agent ?? 'blueprint', io.env);
+  let cassette: Cassette | undefined;
+  try {
+    cassette = await cassetteOf(flags);
+  } catch (e) {
+    if (!(e instanceof CassetteError)) throw e;
+    io.stderr(`bvl: ${e.message}\n`);
+    return EXIT.cannotRun;
+  }
+  const transport: ModelTransport = { env: io.env, cassette };
+  const agentsNamed = evalAgentsFrom(transport);
+  const fresh = flags.resume === undefined && !values.unschedule && values.schedule === undefined ? subjectsOf(flags, agentsNamed, transport) : undefined;
+  const judge: RubricJudge | undefined = flags.judgeModel ? judgeFrom(transport, flags.judgeModel) : undefined;
 
   return withEvalDatabase(io, async (platform) => {
-    if (queueUrl !== undefined) return await queued(platform, io, flags, values, queueUrl, cases ?? []);
-    const agent = agentOf(flags.agent ?? (flags.resume !== undefined ? ((await getBatch(platform, flags.resume))?.agent ?? 'blueprint') : 'blueprint'), io.env);
+    if (queueUrl !== undefined) return await queued(platform, io, flags, values, queueUrl, cases ?? [], fresh ?? []);
+    let agents = fresh;
+    if (agents === undefined) {
+      const batch = await getBatch(platform, flags.resume!);
+      // runEvals names an unknown batch; the agents of a known one are its subjects.
+      agents = batch ? batch.subjects.map((s) => agentOf(agentsNamed, s.agent, s.model)) : [agentOf(agentsNamed, 'blueprint')];
+    }
     const commit = await gitCommit(io);
     const started = performance.now();
     const progress = progressPrinter(io);
     const result = await withInterrupt((signal) =>
       runEvals({
         platform,
-        agent,
+        agents,
         cases,
         suite: flags.suite,
         epochs: flags.epochs,
@@ -158,6 +239,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         gitCommit: commit,
         concurrency: flags.concurrency,
         timeoutMs: flags.timeoutMs,
+        judge,
         signal,
         onProgress: progress.on,
       }),
@@ -200,7 +282,7 @@ function progressPrinter(io: CliIo) {
         if (io.isTty) draw();
         else
           io.stderr(
-            `bvl eval: ${event.status.padEnd(5)} ${event.key.case}/${event.key.variant} #${event.key.epoch} (${duration(event.latencyMs)}) [${event.done}/${event.total}]\n`,
+            `bvl eval: ${event.status.padEnd(5)} ${event.key.case}/${event.key.variant}${event.key.prompt !== 'default' ? ` ~${event.key.prompt}` : ''} #${event.key.epoch} @ ${event.key.subject} (${duration(event.latencyMs)}) [${event.done}/${event.total}]\n`,
           );
       } else {
         note = event.event.kind === 'backoff' ? `rate limited: ${event.event.limit} at once` : undefined;
@@ -225,52 +307,12 @@ interface Outcome {
   readonly complete: boolean;
 }
 
-/** Prints the outcome and returns the exit code: 2 stopped or infrastructure errors, 100 below --min-pass, else 0. */
+/** Prints the outcome and returns the exit code: 2 stopped or infrastructure errors, 100 below --min-pass or (with --fail-on-regression) a regression, else 0. */
 function report(io: CliIo, flags: EvalFlags, o: Outcome): number {
   const { batch, summary: s } = o;
-  if (flags.format === 'json') {
-    const cases = s.entries.map((e) => ({
-      case: e.case,
-      variant: e.variant,
-      version: e.version,
-      status: entryStatus(e),
-      attempts: e.attempts,
-      pass: e.pass,
-      fail: e.fail,
-      error: e.error,
-      limit: e.limit,
-      passAt1: e.passAt1,
-      passAtK: e.passAtK,
-      passHatK: e.passHatK,
-      failures: o.attempts
-        .filter((a) => a.case === e.case && a.variant === e.variant && a.status !== 'pass')
-        .map((a) => ({ epoch: a.epoch, status: a.status, reason: a.failureReason, stopReason: a.stopReason, repairRounds: a.repairRounds, issues: a.issues })),
-    }));
-    const out = {
-      batch: batch.id,
-      suite: batch.suite,
-      agent: batch.agent,
-      model: batch.model ?? null,
-      gitCommit: batch.gitCommit ?? null,
-      epochs: batch.epochs,
-      complete: o.complete,
-      cases,
-      attempts: s.attempts,
-      planned: s.planned,
-      pass: s.pass,
-      fail: s.fail,
-      error: s.error,
-      limit: s.limit,
-      passRate: s.passRate,
-      passAt1: s.passAt1,
-      passAtK: s.passAtK,
-      passHatK: s.passHatK,
-      meanLatencyMs: s.meanLatencyMs,
-      ...(o.wallMs !== undefined ? { wallMs: Math.round(o.wallMs) } : {}),
-      baseline: o.comparison,
-    };
-    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
-  } else io.stdout(formatEvalSummary({ batch, summary: s, comparison: o.comparison, wallMs: o.wallMs, complete: o.complete }));
+  if (flags.format === 'junit') io.stdout(formatJunit({ batch, summary: s, attempts: o.attempts }));
+  else if (flags.format === 'json') io.stdout(`${JSON.stringify(jsonReport(o), null, 2)}\n`);
+  else io.stdout(formatEvalSummary({ batch, summary: s, comparison: o.comparison, wallMs: o.wallMs, complete: o.complete }));
   if (!o.complete) {
     io.stderr(`bvl: batch ${batch.id} stopped before every attempt ran; continue with bvl eval --resume ${batch.id}\n`);
     return EXIT.cannotRun;
@@ -279,18 +321,109 @@ function report(io: CliIo, flags: EvalFlags, o: Outcome): number {
     io.stderr(`bvl: ${s.error} attempt${s.error === 1 ? '' : 's'} hit an infrastructure error (not a verdict on the agent); see the failure reasons\n`);
     return EXIT.cannotRun;
   }
+  let code: number = EXIT.clean;
   if (flags.minPass !== undefined && (s.passRate ?? 0) < flags.minPass) {
     io.stderr(`bvl: pass rate ${((s.passRate ?? 0) * 100).toFixed(1)}% is below --min-pass ${(flags.minPass * 100).toFixed(1)}%\n`);
-    return EXIT_MIN_PASS;
+    code = EXIT_MIN_PASS;
   }
-  return EXIT.clean;
+  if (flags.failOnRegression) {
+    const c = o.comparison;
+    if (c === null) io.stderr('bvl: --fail-on-regression: no baseline batch to compare with (the first of its suite, defect sets and subjects)\n');
+    else if (c.regressed.length > 0) {
+      const named = c.regressed.map(
+        (x) =>
+          `${x.case}/${x.variant}${x.prompt !== 'default' ? ` ~${x.prompt}` : ''} @ ${x.subject} ${(x.before * 100).toFixed(0)}% → ${(x.after * 100).toFixed(0)}%`,
+      );
+      io.stderr(`bvl: ${c.regressed.length} entr${c.regressed.length === 1 ? 'y' : 'ies'} regressed against batch ${c.batch}: ${named.join(', ')}\n`);
+      code = EXIT_MIN_PASS;
+    }
+  }
+  return code;
+}
+
+/** The JSON report: the batch, each entry with its failures, the subjects side by side, spend, and the comparison. */
+function jsonReport(o: Outcome) {
+  const { batch, summary: s } = o;
+  const cases = s.entries.map((e) => ({
+    case: e.case,
+    variant: e.variant,
+    prompt: e.prompt,
+    subject: e.subject,
+    version: e.version,
+    status: entryStatus(e),
+    expected: e.expected,
+    attempts: e.attempts,
+    pass: e.pass,
+    fail: e.fail,
+    error: e.error,
+    limit: e.limit,
+    passAt1: e.passAt1,
+    passAtK: e.passAtK,
+    passHatK: e.passHatK,
+    meanRounds: e.meanRounds,
+    tokensIn: e.tokensIn,
+    tokensOut: e.tokensOut,
+    costUsd: e.costUsd,
+    judgeCostUsd: e.judgeCostUsd,
+    failures: o.attempts
+      .filter((a) => a.case === e.case && a.variant === e.variant && a.prompt === e.prompt && a.subject === e.subject && a.status !== 'pass')
+      .map((a) => ({ epoch: a.epoch, status: a.status, reason: a.failureReason, stopReason: a.stopReason, repairRounds: a.repairRounds, issues: a.issues })),
+  }));
+  return {
+    batch: batch.id,
+    suite: batch.suite,
+    agent: batch.agent,
+    model: batch.model ?? null,
+    judge: batch.judge ?? null,
+    defects: batch.defects ?? null,
+    gitCommit: batch.gitCommit ?? null,
+    epochs: batch.epochs,
+    complete: o.complete,
+    cases,
+    subjects: s.subjects,
+    spend: {
+      tokensIn: s.tokensIn,
+      tokensOut: s.tokensOut,
+      costUsd: s.costUsd,
+      judgeTokensIn: s.judgeTokensIn,
+      judgeTokensOut: s.judgeTokensOut,
+      judgeCostUsd: s.judgeCostUsd,
+      perCase: s.cases,
+    },
+    attempts: s.attempts,
+    planned: s.planned,
+    pass: s.pass,
+    fail: s.fail,
+    error: s.error,
+    limit: s.limit,
+    expectedFail: s.expectedFail,
+    unexpectedFail: s.unexpectedFail,
+    unexpectedPass: s.unexpectedPass,
+    passRate: s.passRate,
+    passAt1: s.passAt1,
+    passAtK: s.passAtK,
+    passHatK: s.passHatK,
+    meanLatencyMs: s.meanLatencyMs,
+    ...(o.wallMs !== undefined ? { wallMs: Math.round(o.wallMs) } : {}),
+    baseline: o.comparison,
+  };
 }
 
 /** `--queue`: enqueue a batch (and wait for it), or set / remove the nightly schedule. */
-async function queued(platform: Platform, io: CliIo, flags: EvalFlags, values: Values, url: string, cases: GoldenCase[]): Promise<number> {
+async function queued(
+  platform: Platform,
+  io: CliIo,
+  flags: EvalFlags,
+  values: Values,
+  url: string,
+  cases: GoldenCase[],
+  agents: readonly EvalAgent[],
+): Promise<number> {
   const queue = await openEvalQueue({ databaseUrl: url, schema: io.env.BVL_QUEUE_SCHEMA });
   try {
-    const agentName = flags.agent ?? 'blueprint';
+    if ((flags.agents?.length ?? 1) > 1 && values.schedule !== undefined)
+      throw new UsageError('a nightly schedule runs one agent (over any number of --model)');
+    const agentName = flags.agents?.[0] ?? 'blueprint';
     if (values.unschedule) {
       await unscheduleNightly(queue);
       io.stdout('removed the nightly eval schedule\n');
@@ -299,6 +432,8 @@ async function queued(platform: Platform, io: CliIo, flags: EvalFlags, values: V
     if (values.schedule !== undefined) {
       await scheduleNightly(queue, values.schedule, {
         agent: agentName,
+        ...(flags.models ? { models: flags.models } : {}),
+        ...(flags.judgeModel ? { judge: flags.judgeModel } : {}),
         suite: values.suite ?? 'nightly',
         epochs: flags.epochs,
         defects: flags.defects,
@@ -307,12 +442,10 @@ async function queued(platform: Platform, io: CliIo, flags: EvalFlags, values: V
       io.stdout(`scheduled a nightly eval batch at "${values.schedule}" (UTC): agent ${agentName}; a running bvl eval-worker starts it\n`);
       return EXIT.clean;
     }
-    const agent = agentOf(agentName, io.env);
     const batch = await enqueueBatch(platform, queue, {
       suite: flags.suite,
-      agent: agent.name,
-      model: agent.model,
-      endpoint: agent.endpoint,
+      subjects: agents.map(subjectOf),
+      judge: flags.judgeModel ?? null,
       gitCommit: await gitCommit(io),
       cases,
       epochs: flags.epochs,

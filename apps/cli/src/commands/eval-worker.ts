@@ -1,13 +1,13 @@
 import { duration, type EvalQueue, loadGoldenCases, openEvalQueue, runEvalWorker, type WorkerEvent, workerName } from '@bvl/eval-runner';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
-import { evalAgentsFrom } from './eval-agents.ts';
+import { evalAgentsFrom, judgeFrom } from './eval-agents.ts';
 import { DEFAULT_CASES_DIR, gitCommit, intFlag, numberFlag, openDatabase, queueDatabase, resolvePath, withInterrupt } from './eval-shared.ts';
 
 const describe = (e: WorkerEvent): string => {
   switch (e.kind) {
     case 'attempt':
-      return `${e.status.padEnd(5)} ${e.key.case}/${e.key.variant} #${e.key.epoch} of batch ${e.batch} (${duration(e.latencyMs)})`;
+      return `${e.status.padEnd(5)} ${e.key.case}/${e.key.variant} #${e.key.epoch} @ ${e.key.subject} of batch ${e.batch} (${duration(e.latencyMs)})`;
     case 'skipped':
       return `skipped ${e.key.case}/${e.key.variant} #${e.key.epoch} of batch ${e.batch}: ${e.why}`;
     case 'finished':
@@ -54,7 +54,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const worker = await runEvalWorker({
       platform,
       queue,
-      agentNamed: evalAgentsFrom(io.env),
+      agentNamed: evalAgentsFrom({ env: io.env }),
+      judgeNamed: (model) => judgeFrom({ env: io.env }, model),
       concurrency,
       pollingIntervalSeconds: poll,
       timeoutMs: timeout !== undefined ? timeout * 1000 : undefined,

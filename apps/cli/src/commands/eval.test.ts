@@ -33,7 +33,8 @@ describe('bvl eval: usage', () => {
     expect((await bvl('--help')).out).toMatch(/eval .*golden suite[\s\S]*eval-worker .*queue/);
     const help = await bvl('eval', '--help');
     expect(help.code).toBe(0);
-    expect(help.out).toContain('usage: bvl eval [--agent blueprint]');
+    expect(help.out).toContain('usage: bvl eval [--agent blueprint|openai[,…]] [--model a,b]');
+    expect(help.out).toContain('bvl eval show <batch> [--case c');
     expect(help.out).toContain('bvl eval add-case --from-session <id>');
     expect((await bvl('eval-worker', '--help')).out).toContain('usage: bvl eval-worker');
   });
@@ -44,7 +45,10 @@ describe('bvl eval: usage', () => {
     [['--epochs', '0'], /--epochs must be a whole number from 1 to 100/],
     [['--min-pass', '1.5'], /--min-pass must be a number from 0 to 1/],
     [['--defects', 'some'], /--defects must be one of all, fixer, agent, none/],
-    [['--format', 'sarif'], /--format takes pretty, json \(got "sarif"\)/],
+    [['--format', 'sarif'], /--format takes pretty, json, junit \(got "sarif"\)/],
+    [['--resume', '3', '--model', 'm'], /--resume continues a batch with its own plan; drop --model/],
+    [['show'], /bvl eval show needs a batch id/],
+    [['show', '1', '--epoch', '2'], /--epoch narrows the attempts of a --case/],
     [['--epoch', '2'], /unknown flag --epoch for bvl eval; did you mean --epochs\?/],
     [['--resume', '3', '--cases', 'crm'], /--resume continues a batch with its own plan; drop --cases/],
     [['--wait'], /--wait, --schedule and --unschedule go with --queue/],
@@ -53,7 +57,7 @@ describe('bvl eval: usage', () => {
     [['report', '--batch', '1'], /needs -o <file.html>/],
     [['add-case', '--name', 'x'], /needs --from-session <id>/],
   ])('bvl eval %j exits 2 with one clear line', async (args, message) => {
-    const sub = args[0] === 'report' || args[0] === 'add-case';
+    const sub = args[0] === 'report' || args[0] === 'add-case' || args[0] === 'show';
     const r = await bvl('eval', ...(sub ? args : ['--cases-dir', GOLDEN, ...args]));
     expect(r.err).toMatch(message);
     expect(r.code).toBe(2);
@@ -104,7 +108,9 @@ describe('bvl eval: runs, compares, reports', () => {
     expect(second.code).toBe(100);
     expect(second.err).toMatch(/pass rate 75.0% is below --min-pass 80.0%/);
     const b = JSON.parse(second.out);
-    expect(b.baseline).toEqual({ batch: a.batch, passRate: 0.75, regressed: [], improved: [], added: [] });
+    expect(b.baseline).toEqual({ batch: a.batch, passRate: 0.75, currentPassRate: 0.75, compared: 4, regressed: [], improved: [], added: [], unlike: [] });
+    // The one failure is a defect set only a model can repair: expected of the blueprint agent.
+    expect(b).toMatchObject({ expectedFail: 1, unexpectedFail: 0, spend: { tokensIn: 0, costUsd: 0 } });
 
     const pretty = await bvl(
       'eval',
@@ -123,15 +129,23 @@ describe('bvl eval: runs, compares, reports', () => {
     );
     expect(pretty.code).toBe(0);
     expect(pretty.out).toMatch(/✓ helpdesk +clean +1\/1/);
-    expect(pretty.out).toMatch(new RegExp(`baseline batch ${a.batch}: pass rate 75.0% → 100.0%\\n  regressed: none`));
+    // Like with like: only the clean entry both batches ran is compared, and the summary says why.
+    expect(pretty.out).toContain(
+      `baseline batch ${a.batch} (1 entry like with like): pass rate 100.0% → 100.0%\n  unlike: batch ${a.batch} ran defect sets "all", this one "none": only the entries both ran are compared\n  regressed: none`,
+    );
 
     const file = join(cwd, 'report.html');
     const report = await bvl('eval', 'report', '--batch', String(b.batch), '-o', 'report.html');
     expect(report.code).toBe(0);
-    expect(report.out).toContain(`wrote ${file}: batch ${b.batch}, 4 attempts (pass 3, fail 1, error 0, limit 0)`);
+    expect(report.out).toContain(
+      `wrote ${file}: batch ${b.batch}, 4 attempts (pass 3, fail 1, error 0, limit 0), and a page per attempt in ${join(cwd, 'report-attempts')}`,
+    );
     const html = await readFile(file, 'utf8');
     expect(html).toContain(`<title>bvl eval — batch ${b.batch}</title>`);
-    expect(html).toContain('helpdesk / inert-priority #1');
+    expect(html).toContain('href="report-attempts/helpdesk.inert-priority.blueprint.1.html"');
+    const page = await readFile(join(cwd, 'report-attempts', 'helpdesk.inert-priority.blueprint.1.html'), 'utf8');
+    expect(page).toContain('helpdesk / inert-priority #1');
+    expect(page).toContain('No transcript recorded for this build session.');
     expect((await bvl('eval', 'report', '--batch', '999999999', '-o', 'x.html')).err).toMatch(/there is no eval batch 999999999/);
   });
 
