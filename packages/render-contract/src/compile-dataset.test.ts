@@ -5,7 +5,8 @@ import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { corpusGraph, fixtureGraph } from '../test/corpora.ts';
-import { type CompiledDataset, type CompileResult, compileDataset, type DatasetSelection } from './compile-dataset.ts';
+import { type CompileResult, compileDataset } from './compile-dataset.ts';
+import type { CompiledDataset, DatasetSelection } from './dataset-plan.ts';
 import { DATE_MACRO_NAMES } from './date-macro-sql.ts';
 
 const objects = [
