@@ -2,8 +2,9 @@ import { type Platform, publishPackage, stageDrafts } from '@bvl/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defective, expectedRows, GOLDEN_DIR, GOLDEN_NAMES, isStatic, issueRows, stackOf } from '../test/golden-support.ts';
 import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import type { Blueprint } from './case-file.ts';
 import { collectEvidence } from './collect-evidence.ts';
-import type { Blueprint, GoldenCase } from './golden-case.ts';
+import type { GoldenCase } from './golden-case.ts';
 import { loadGoldenCases } from './golden-case.ts';
 import { gradeAssertions } from './grade.ts';
 

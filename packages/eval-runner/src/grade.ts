@@ -1,5 +1,5 @@
+import type { Assertion, AssertionKind } from './case-file.ts';
 import type { Evidence } from './evidence.ts';
-import type { Assertion, AssertionKind } from './golden-case.ts';
 import { matchRole } from './match-role.ts';
 
 /** The verdict on one assertion, with what was seen (counts, names) so a failure explains itself. */

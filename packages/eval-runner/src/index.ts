@@ -1,3 +1,19 @@
+export {
+  type Assertion,
+  type AssertionKind,
+  AssertionSchema,
+  type Blueprint,
+  BlueprintSchema,
+  type CaseFile,
+  CaseFileSchema,
+  type CaseOrigin,
+  type DefectSet,
+  DefectSetSchema,
+  type ExpectedIssue,
+  ExpectedIssueSchema,
+  OriginSchema,
+  REPAIRERS,
+} from './case-file.ts';
 export { caseFromSession, type SessionRecord } from './case-from-session.ts';
 export { caseVersion } from './case-version.ts';
 export { type CollectEvidenceInput, type CollectedEvidence, collectEvidence } from './collect-evidence.ts';
@@ -17,28 +33,14 @@ export { EVAL_AGENTS, evalAgentNamed } from './eval-agents.ts';
 export type { Evidence, IssueEvidence, ProbeEvidence, ProbeIssueEvidence, SeedEvidence } from './evidence.ts';
 export { duration, entryStatus, formatEvalSummary, formatProgress, percent, type SummaryInput } from './format-eval-summary.ts';
 export {
-  type Assertion,
-  type AssertionKind,
-  AssertionSchema,
   BLUEPRINT_FILE,
-  type Blueprint,
-  BlueprintSchema,
   CASE_FILE,
-  type CaseFile,
-  CaseFileSchema,
-  type CaseOrigin,
   type CaseProblem,
-  type DefectSet,
-  DefectSetSchema,
-  type ExpectedIssue,
-  ExpectedIssueSchema,
   type GoldenCase,
   GoldenCaseError,
   loadGoldenCase,
   loadGoldenCases,
-  OriginSchema,
   parseGoldenCase,
-  REPAIRERS,
 } from './golden-case.ts';
 export { type AssertionResult, gradeAssertions } from './grade.ts';
 export { type AttemptFacts, type AttemptVerdict, EVAL_STATUSES, type EvalStatus, gradeAttempt } from './grade-attempt.ts';

@@ -1,10 +1,10 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import { dropTenant, type PlatformContext } from '@bvl/platform';
 import { getSession, listRounds, type SessionView, verifyBuild } from '@bvl/verify-build';
+import type { Assertion } from './case-file.ts';
 import { collectEvidence } from './collect-evidence.ts';
 import { type EvalAgent, type EvalCase, type EvalUsage, NO_USAGE, RateLimitedError } from './eval-agent.ts';
 import type { Evidence, IssueEvidence } from './evidence.ts';
-import type { Assertion } from './golden-case.ts';
 import { type AssertionResult, gradeAssertions } from './grade.ts';
 import { gradeAttempt } from './grade-attempt.ts';
 import type { AttemptRecord, RoundFingerprints } from './run-eval-store.ts';

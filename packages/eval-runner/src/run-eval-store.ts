@@ -1,8 +1,9 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import { dropTenant, type EvalBatchStatus, type PlatformContext } from '@bvl/platform';
 import { sql } from 'kysely';
+import { type CaseFile, CaseFileSchema } from './case-file.ts';
 import type { Evidence } from './evidence.ts';
-import { type CaseFile, CaseFileSchema, type GoldenCase } from './golden-case.ts';
+import type { GoldenCase } from './golden-case.ts';
 import type { AssertionResult } from './grade.ts';
 import type { EvalStatus } from './grade-attempt.ts';
 import { type AttemptKey, attemptId, batchOfTenant, EVAL_TENANT_PREFIX, type PlanEntry, plannedAttempts } from './plan-attempts.ts';
