@@ -81,7 +81,10 @@ describe('the openai agent over a scripted endpoint', () => {
     });
     expect(r.batch).toMatchObject({ agent: 'openai', model: 'gpt-4o-mini', endpoint: client.endpoint });
     const rows = await listAttempts(platform, r.batch, { full: true });
-    expect(rows.map((a) => [a.case, a.status, a.stopReason])).toEqual([
+    expect(
+      rows.map((a) => [a.case, a.status, a.stopReason]),
+      rows.map((a) => a.failureReason ?? '').join('; '),
+    ).toEqual([
       ['helpdesk', 'pass', 'clean'],
       ['inventory', 'fail', 'clean'],
     ]);
