@@ -42,12 +42,19 @@ describe('startup', () => {
       expect(loaded.has(heavy), heavy).toBe(false);
   });
   it('the verify command loads no DOM, database, server or model package (only what L1+L2 need)', () => {
-    // The command table imports each command lazily; find the chunk `import("./verify-….js")` names.
+    // The command table (in main.js, or in a chunk) imports each command lazily: find the file that names `import("…/verify-….js")`.
     const chunks = join(DIST, 'chunks');
-    const loader = readdirSync(chunks).find((f) => f.endsWith('.js') && /import\("\.\/verify-[^"]+\.js"\)/.test(readFileSync(join(chunks, f), 'utf8')));
-    expect(loader, 'a chunk that imports the verify command').toBeDefined();
-    const verifyChunk = readFileSync(join(chunks, loader!), 'utf8').match(/import\("\.\/(verify-[^"]+\.js)"\)/)![1]!;
-    const loaded = staticNpmImports(join(chunks, verifyChunk));
+    const files = [
+      join(DIST, 'main.js'),
+      ...readdirSync(chunks)
+        .filter((f) => f.endsWith('.js'))
+        .map((f) => join(chunks, f)),
+    ];
+    const lazy = /import\("(\.[^"]*\/verify-[^"/]+\.js)"\)/;
+    const loader = files.find((f) => lazy.test(readFileSync(f, 'utf8')));
+    expect(loader, 'a file that imports the verify command').toBeDefined();
+    const verifyChunk = join(dirname(loader!), readFileSync(loader!, 'utf8').match(lazy)![1]!);
+    const loaded = staticNpmImports(verifyChunk);
     for (const heavy of ['happy-dom', 'pg', '@electric-sql/pglite', 'pg-boss', 'hono', '@hono/zod-openapi', '@modelcontextprotocol/sdk', 'openai', 'pino'])
       expect(loaded.has(heavy), heavy).toBe(false);
   });

@@ -1,5 +1,5 @@
 import type { BuildIssue } from '@bvl/build-issue';
-import type { Assertion, Blueprint, CaseFile, CaseOrigin, ExpectedIssue } from './golden-case.ts';
+import type { Assertion, Blueprint, CaseFile, CaseOrigin, ExpectedIssue } from './case-file.ts';
 
 /** What a recorded case is made from: the session, the state it left, and the issues left in it. */
 export interface SessionRecord {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Blueprint, CaseFile } from './case-file.ts';
 import { caseVersion } from './case-version.ts';
-import type { Blueprint, CaseFile } from './golden-case.ts';
 
 const CASE: CaseFile & { blueprint: Blueprint } = {
   name: 'notes',

@@ -1,5 +1,5 @@
 import { contentHash } from '@bvl/platform';
-import type { Blueprint, CaseFile } from './golden-case.ts';
+import type { Blueprint, CaseFile } from './case-file.ts';
 
 /**
  * The version of a golden case: sha256 over the stable JSON (keys sorted) of everything that is

@@ -1,6 +1,6 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import type { PackageScope, PlatformContext } from '@bvl/platform';
-import type { Assertion, Blueprint, DefectSet } from './golden-case.ts';
+import type { Assertion, Blueprint, DefectSet } from './case-file.ts';
 
 /** The variant of a case that stages its blueprint as it is. */
 export const CLEAN_VARIANT = 'clean';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Assertion } from './case-file.ts';
 import type { Evidence } from './evidence.ts';
-import type { Assertion } from './golden-case.ts';
 import { gradeAssertions } from './grade.ts';
 import { emptyApp } from './summarize-graph.ts';
 

@@ -1,5 +1,5 @@
+import type { Assertion, AssertionKind } from './case-file.ts';
 import type { Evidence } from './evidence.ts';
-import type { Assertion, AssertionKind } from './golden-case.ts';
 import { matchRole } from './match-role.ts';
 
 /**

@@ -1,5 +1,21 @@
 export type { AttemptCard, AttemptRound, AttemptSession, IssueState, RoundIssue } from './attempt-session.ts';
 export { type AttemptTranscript, noTranscripts, type TranscriptReader, type TranscriptTurn } from './attempt-transcript.ts';
+export {
+  type Assertion,
+  type AssertionKind,
+  AssertionSchema,
+  type Blueprint,
+  BlueprintSchema,
+  type CaseFile,
+  CaseFileSchema,
+  type CaseOrigin,
+  type DefectSet,
+  DefectSetSchema,
+  type ExpectedIssue,
+  ExpectedIssueSchema,
+  OriginSchema,
+  REPAIRERS,
+} from './case-file.ts';
 export { caseFromSession, type SessionRecord } from './case-from-session.ts';
 export { caseVersion } from './case-version.ts';
 export { type CollectEvidenceInput, type CollectedEvidence, collectEvidence } from './collect-evidence.ts';
@@ -33,28 +49,14 @@ export { formatAttempt } from './format-attempt.ts';
 export { duration, entryStatus, formatEvalSummary, formatProgress, percent, type SummaryInput } from './format-eval-summary.ts';
 export { formatJunit } from './format-junit.ts';
 export {
-  type Assertion,
-  type AssertionKind,
-  AssertionSchema,
   BLUEPRINT_FILE,
-  type Blueprint,
-  BlueprintSchema,
   CASE_FILE,
-  type CaseFile,
-  CaseFileSchema,
-  type CaseOrigin,
   type CaseProblem,
-  type DefectSet,
-  DefectSetSchema,
-  type ExpectedIssue,
-  ExpectedIssueSchema,
   type GoldenCase,
   GoldenCaseError,
   loadGoldenCase,
   loadGoldenCases,
-  OriginSchema,
   parseGoldenCase,
-  REPAIRERS,
 } from './golden-case.ts';
 export { type AssertionOutcome, type AssertionResult, gradeAssertions } from './grade.ts';
 export { type AttemptFacts, type AttemptVerdict, EVAL_STATUSES, type EvalStatus, gradeAttempt } from './grade-attempt.ts';

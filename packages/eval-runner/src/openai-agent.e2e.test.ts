@@ -69,7 +69,10 @@ describe('the openai agent over a scripted endpoint', () => {
     expect(r.batch).toMatchObject({ agent: 'openai', model: 'gpt-4o-mini', endpoint: client.endpoint });
     const rows = await listAttempts(platform, r.batch, { full: true });
     // helpdesk runs in its default prompt and its "terse" variant: the model is asked both ways.
-    expect(rows.map((a) => [a.case, a.prompt, a.status, a.stopReason])).toEqual([
+    expect(
+      rows.map((a) => [a.case, a.prompt, a.status, a.stopReason]),
+      rows.map((a) => a.failureReason ?? '').join('; '),
+    ).toEqual([
       ['helpdesk', 'default', 'pass', 'clean'],
       ['helpdesk', 'terse', 'pass', 'clean'],
       ['inventory', 'default', 'fail', 'clean'],

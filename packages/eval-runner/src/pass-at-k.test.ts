@@ -1,3 +1,4 @@
+import { propertyRuns } from '@bvl/test-support';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { passAtK, passHatK } from './pass-at-k.ts';
@@ -35,6 +36,7 @@ describe('pass@k and pass^k', () => {
           expect(passHatK(n, c + 1, k)).toBeGreaterThanOrEqual(hat - 1e-12);
         }
       }),
+      propertyRuns(100, 1_000),
     );
   });
 

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { applyPatch } from '@bvl/verify';
+import type { Blueprint } from './case-file.ts';
 import { CLEAN_VARIANT, DEFAULT_PROMPT, type EvalCase } from './eval-agent.ts';
 import { type EvalSubject, subjectId } from './eval-subject.ts';
-import type { Blueprint, GoldenCase } from './golden-case.ts';
+import type { GoldenCase } from './golden-case.ts';
 
 /** Which defect sets a batch runs besides each clean blueprint: all, those the fixer repairs, those only an agent repairs, or none. */
 export const DEFECT_FILTERS = ['all', 'fixer', 'agent', 'none'] as const;

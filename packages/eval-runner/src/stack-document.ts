@@ -1,6 +1,6 @@
 import { type ArtifactType, type RawArtifact, STACK_KEYS } from '@bvl/metadata';
 import { parsePointer } from '@bvl/verify';
-import type { Blueprint } from './golden-case.ts';
+import type { Blueprint } from './case-file.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

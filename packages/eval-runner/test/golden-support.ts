@@ -7,8 +7,9 @@ import { collectStack, type Graph } from '@bvl/metadata';
 import { stageDrafts } from '@bvl/platform';
 import { applyPatch } from '@bvl/verify';
 import { createSession, publishBuild, verifyBuild } from '@bvl/verify-build';
+import type { Blueprint, ExpectedIssue } from '../src/case-file.ts';
 import { type EvalAgent, NO_USAGE } from '../src/eval-agent.ts';
-import type { Blueprint, ExpectedIssue, GoldenCase } from '../src/golden-case.ts';
+import type { GoldenCase } from '../src/golden-case.ts';
 
 /** The golden cases of this repository. */
 export const GOLDEN_DIR = join(import.meta.dirname, '../../../evals/golden');

@@ -4,7 +4,7 @@
 // intent review and a rubric judge by the schema each asks for. What it builds is chosen per
 // request (by the model asked, the goal), so one endpoint can answer a matrix differently.
 import type { RecordedRequest, ScriptStep } from '@bvl/build-agent/testing';
-import type { Blueprint } from '../src/golden-case.ts';
+import type { Blueprint } from '../src/case-file.ts';
 
 /** stage_draft calls that write a blueprint as a model would, artifact by artifact (less the keys in `skip`). */
 export function stageCalls(blueprint: Blueprint, skip: readonly string[] = []): Array<{ tool: string; args: unknown }> {

@@ -1,6 +1,6 @@
 import { BuildIssueSchema, CATALOGUE } from '@bvl/build-issue';
 import { buildGraph, collectStack } from '@bvl/metadata';
-import { CORPUS_NAMES, corpusDoc, exampleDoc, fixtureDoc } from '@bvl/test-support';
+import { CORPUS_NAMES, corpusDoc, exampleDoc, fixtureDoc, propertyRuns } from '@bvl/test-support';
 import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -54,7 +54,7 @@ const mutation = fc.oneof(
 );
 
 /** Random mutations of each document never make L1 throw, and every issue is a valid catalogue issue. */
-function survivesMutation(docs: Array<() => Json>, numRuns: number): void {
+function survivesMutation(docs: Array<() => Json>, runs: { numRuns: number; seed: number }): void {
   fc.assert(
     fc.property(fc.nat(), fc.array(fc.tuple(fc.nat(), mutation), { minLength: 1, maxLength: 8 }), (which, muts) => {
       const doc = docs[which % docs.length]!();
@@ -76,13 +76,16 @@ function survivesMutation(docs: Array<() => Json>, numRuns: number): void {
         expect(i.artifact.type).not.toBe('stack'); // a rule crash would surface as artifact type 'stack'
       }
     }),
-    { numRuns },
+    runs,
   );
 }
 
 describe('L1 under random mutation', () => {
   it('of the fixtures and the example app: never throws, always emits schema-valid catalogue issues', () => {
-    survivesMutation([() => fixtureDoc('field-service'), () => exampleDoc('app'), () => ({ ...exampleDoc('app'), ...exampleDoc('drafts') })], 200);
+    survivesMutation(
+      [() => fixtureDoc('field-service'), () => exampleDoc('app'), () => ({ ...exampleDoc('app'), ...exampleDoc('drafts') })],
+      propertyRuns(80, 1_000),
+    );
   });
 
   it('reports a renamed reference in the field-service fixture, with the patch back', () => {
@@ -99,7 +102,7 @@ describeCorpora('L1 under random mutation of the corpora', () => {
   it('never throws and always emits schema-valid catalogue issues', () => {
     survivesMutation(
       CORPUS_NAMES.map((name) => () => corpusDoc(name)),
-      150,
+      propertyRuns(50, 600),
     );
   });
 

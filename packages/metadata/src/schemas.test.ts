@@ -1,4 +1,4 @@
-import { EXAMPLE_DIR, fixtureDoc } from '@bvl/test-support';
+import { EXAMPLE_DIR, fixtureDoc, propertyRuns } from '@bvl/test-support';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -107,7 +107,7 @@ describe('fastCheck', () => {
         const [name, schema] = entries[i % entries.length]!;
         if (fastCheck(schema)!(value)) expect(schema.safeParse(value).success, `${name} ${fc.stringify(value)}`).toBe(true);
       }),
-      { numRuns: 3_000 },
+      propertyRuns(3_000, 30_000),
     );
     fc.assert(
       fc.property(fc.nat(), fc.nat(), edgy, (i, at, value) => {
@@ -128,7 +128,7 @@ describe('fastCheck', () => {
         container[key] = value;
         if (fastCheck(schema)!(copy)) expect(schema.safeParse(copy).success, name).toBe(true);
       }),
-      { numRuns: 3_000 },
+      propertyRuns(3_000, 30_000),
     );
   });
 

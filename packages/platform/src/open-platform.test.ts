@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ENGINE } from '../test/test-platform.ts';
 import { DATA_DIR_LOCK, openPlatform, platformOptionsFromEnv } from './open-platform.ts';
 
@@ -17,12 +17,14 @@ describe.runIf(ENGINE === 'pglite')('openPlatform on a PGlite data folder', () =
   it('holds the folder: a second open is refused with a clear message until the first closes', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bvl-lock-'));
     dirs.push(dir);
-    const first = await openPlatform({ dataDir: dir });
+    // The new folder starts from the suite's migrated dump: the lock is under test here, not initdb (seconds).
+    const newDataDirTemplate = new Blob([await readFile(inject('pgliteDump'))]);
+    const first = await openPlatform({ dataDir: dir, newDataDirTemplate });
     expect(existsSync(join(dir, DATA_DIR_LOCK))).toBe(true);
-    await expect(openPlatform({ dataDir: dir })).rejects.toThrow(/in use by process \d+ .*single-process/);
+    await expect(openPlatform({ dataDir: dir, newDataDirTemplate })).rejects.toThrow(/in use by process \d+ .*single-process/);
     await first.close();
     expect(existsSync(join(dir, DATA_DIR_LOCK))).toBe(false);
-    const second = await openPlatform({ dataDir: dir });
+    const second = await openPlatform({ dataDir: dir, newDataDirTemplate });
     await second.close();
   });
 });

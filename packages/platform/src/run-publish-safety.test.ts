@@ -56,18 +56,19 @@ async function literalRoundTrip(p: Platform): Promise<void> {
 }
 
 describe('DDL literals', () => {
-  it('a default value with backslashes and quotes lands verbatim with standard_conforming_strings=off (PGlite: this session)', async () => {
-    if (ENGINE !== 'pglite') return;
-    await sql`set standard_conforming_strings = off`.execute(platform.db);
-    try {
-      await literalRoundTrip(platform);
-    } finally {
-      await sql`set standard_conforming_strings = on`.execute(platform.db);
-    }
-  });
+  it.runIf(ENGINE === 'pglite')(
+    'a default value with backslashes and quotes lands verbatim with standard_conforming_strings=off (PGlite: this session)',
+    async () => {
+      await sql`set standard_conforming_strings = off`.execute(platform.db);
+      try {
+        await literalRoundTrip(platform);
+      } finally {
+        await sql`set standard_conforming_strings = on`.execute(platform.db);
+      }
+    },
+  );
 
-  it('… and on a PostgreSQL database that has it off for every session', async () => {
-    if (ENGINE !== 'postgres') return;
+  it.runIf(ENGINE === 'postgres')('… and on a PostgreSQL database that has it off for every session', async () => {
     const url = new URL(process.env.DATABASE_URL!);
     const name = `${url.pathname.slice(1)}_scs_${process.pid}_${randomBytes(3).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url.toString() });

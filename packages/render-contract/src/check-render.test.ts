@@ -1,6 +1,6 @@
 import { BuildIssueSchema, isCatalogueCode } from '@bvl/build-issue';
 import { buildGraph, collectStack } from '@bvl/metadata';
-import { CORPUS_NAMES, type CorpusName, corpusDoc, exampleDoc, FIXTURE_NAMES, fixtureDoc, scaleStack } from '@bvl/test-support';
+import { CORPUS_NAMES, type CorpusName, corpusDoc, exampleDoc, FIXTURE_NAMES, fixtureDoc, propertyRuns, scaleStack } from '@bvl/test-support';
 import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -214,7 +214,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
 });
 
 /** Random mutations of a stack document never make L2 throw; every issue is a valid render BuildIssue. */
-function totalUnderMutation(label: string, pristineDoc: () => Record<string, unknown>, runs: number): void {
+function totalUnderMutation(label: string, pristineDoc: () => Record<string, unknown>, runs: { numRuns: number; seed: number }): void {
   const pristine = pristineDoc();
   const paths = pathsOf(pristine);
   const strings = [...new Set(paths.map((p) => p[p.length - 1]).filter((s): s is string => typeof s === 'string'))];
@@ -241,18 +241,22 @@ function totalUnderMutation(label: string, pristineDoc: () => Record<string, unk
           if (!r.ok) for (const issue of r.issues) expect(BuildIssueSchema.safeParse(issue).success).toBe(true);
         }
       }),
-      { numRuns: runs },
+      runs,
     );
   });
 }
 
 describe('L2 is total on bad metadata', () => {
-  totalUnderMutation('example app', () => exampleDoc('app'), 120);
-  totalUnderMutation('field-service', () => fixtureDoc('field-service'), 30);
+  totalUnderMutation('example app', () => exampleDoc('app'), propertyRuns(40, 500));
+  totalUnderMutation('field-service', () => fixtureDoc('field-service'), propertyRuns(10, 120));
 });
 
 describeCorpora('L2 is total on bad metadata: the corpora', () => {
-  const runs: Record<CorpusName, number> = { 'app-todo': 120, 'app-crm': 80, 'app-showcase': 25 };
+  const runs: Record<CorpusName, ReturnType<typeof propertyRuns>> = {
+    'app-todo': propertyRuns(40, 500),
+    'app-crm': propertyRuns(25, 300),
+    'app-showcase': propertyRuns(10, 100),
+  };
   for (const corpus of CORPUS_NAMES) totalUnderMutation(corpus, () => corpusDoc(corpus), runs[corpus]);
 });
 

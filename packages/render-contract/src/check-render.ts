@@ -3,8 +3,9 @@ import { type DatasetNode, type Graph, mayBeHidden, pointer } from '@bvl/metadat
 import { checkInertFields } from './check-inert-fields.ts';
 import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
-import { planDataset, problemIssue } from './compile-dataset.ts';
+import { problemIssue } from './compile-dataset.ts';
 import type { ComponentRegistry } from './component-registry.ts';
+import { planDataset } from './dataset-planner.ts';
 import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
 import { widgetQueryOptions } from './widget-query-options.ts';
 

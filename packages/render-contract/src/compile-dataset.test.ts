@@ -1,11 +1,12 @@
 import { BuildIssueSchema } from '@bvl/build-issue';
 import { buildGraph, collectStack, type DatasetNode, type Graph } from '@bvl/metadata';
-import { CORPUS_NAMES, FIXTURE_NAMES } from '@bvl/test-support';
+import { CORPUS_NAMES, FIXTURE_NAMES, propertyRuns } from '@bvl/test-support';
 import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { corpusGraph, fixtureGraph } from '../test/corpora.ts';
-import { type CompiledDataset, type CompileResult, compileDataset, type DatasetSelection } from './compile-dataset.ts';
+import { type CompileResult, compileDataset } from './compile-dataset.ts';
+import type { CompiledDataset, DatasetSelection } from './dataset-plan.ts';
 import { DATE_MACRO_NAMES } from './date-macro-sql.ts';
 
 const objects = [
@@ -436,7 +437,7 @@ describe('compileDataset: filters', () => {
         expect(c.sql).toMatch(/\$1$/);
         expect(c.sql.replaceAll('$1', '')).not.toContain('$2');
       }),
-      { numRuns: 200 },
+      propertyRuns(200, 2_000),
     );
   });
 });

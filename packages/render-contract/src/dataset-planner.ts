@@ -1,46 +1,18 @@
 import { type DatasetNode, didYouMean, type Graph, type ObjectNode } from '@bvl/metadata';
 import type { SqlBool } from 'kysely';
-import type { CompileOptions, CompileProblem, DatasetPlan, DatasetSelection, DateGranularity, ProblemOrigin } from './compile-dataset.ts';
 import { type ColumnRef, compileFilter, type FilterContext, type Segment } from './compile-filter.ts';
+import type { CompileOptions, CompileProblem, DatasetPlan, DatasetSelection, DateGranularity, ProblemOrigin } from './dataset-plan.ts';
 import type { DeferredSql } from './deferred-sql.ts';
 import { emitSql } from './emit-sql.ts';
 import { isSqlIdentifier } from './pg-compiler.ts';
+import type { Mention, PlanContext, PlannedMeasure } from './plan-context.ts';
 import { planDimension } from './plan-dimension.ts';
 import { PlanJoins } from './plan-joins.ts';
-import { type PlannedMeasure, planMeasure } from './plan-measure.ts';
+import { planMeasure } from './plan-measure.ts';
 
 const GRANULARITIES: ReadonlySet<string> = new Set(['day', 'week', 'month', 'quarter', 'year']);
 const list = (xs: Iterable<string>): string => [...xs].join(', ') || 'none';
 const loc = (at: readonly Segment[]): string => (at.length ? ` at "${at.join('.')}"` : '');
-
-/** How a field path is mentioned: whose it is (for messages), where, and whether a patch may replace the value there. */
-export interface Mention {
-  readonly origin: ProblemOrigin;
-  readonly at: readonly Segment[];
-  readonly who: string;
-  readonly patchable: boolean;
-}
-
-/** What planning a measure or a dimension needs from the planner: the dataset, field resolution and problem reporting. */
-export interface PlanContext {
-  readonly dataset: DatasetNode;
-  /** `dataset "name"`, for messages. */
-  readonly label: string;
-  readonly base: ObjectNode | undefined;
-  /** Measures compiled so far (null: failed, or being compiled). */
-  readonly measureSql: Map<string, PlannedMeasure | null>;
-  indexOf(kind: 'measures' | 'dimensions', name: string): number;
-  problem(
-    origin: ProblemOrigin,
-    at: readonly Segment[],
-    message: string,
-    fix: string,
-    extra?: Partial<Pick<CompileProblem, 'suggestions' | 'ref' | 'patch' | 'reportedByL1'>>,
-  ): void;
-  /** Resolves a field path on the base object or a declared include; reports and returns undefined when it cannot. */
-  column(path: string, m: Mention): ColumnRef | undefined;
-  filterContext(origin: ProblemOrigin, prefix: readonly Segment[], who: string): FilterContext;
-}
 
 /**
  * Plans one query of a dataset: resolves the base object, the include joins, the selected
@@ -282,4 +254,18 @@ export class DatasetPlanner implements PlanContext {
       seen.add(s.name);
     }
   }
+}
+
+/**
+ * Resolves and checks everything `compileDataset` would, without emitting SQL unless asked.
+ * `selectionFilterLabel` names the selection's filter in messages (e.g. the widget it came from).
+ */
+export function planDataset(
+  dataset: DatasetNode,
+  graph: Graph,
+  selection?: DatasetSelection,
+  options?: CompileOptions,
+  selectionFilterLabel?: string,
+): DatasetPlan {
+  return new DatasetPlanner(dataset, graph).plan(selection, options, selectionFilterLabel);
 }

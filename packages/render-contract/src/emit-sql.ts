@@ -1,5 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { CompiledDataset } from './compile-dataset.ts';
+import type { CompiledDataset } from './dataset-plan.ts';
 import type { DeferredSql } from './deferred-sql.ts';
 import { PG_COMPILER } from './pg-compiler.ts';
 

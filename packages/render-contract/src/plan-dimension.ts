@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { DateGranularity } from './compile-dataset.ts';
-import type { PlanContext } from './dataset-planner.ts';
+import type { DateGranularity } from './dataset-plan.ts';
 import type { DeferredSql } from './deferred-sql.ts';
 import { isSqlIdentifier } from './pg-compiler.ts';
+import type { PlanContext } from './plan-context.ts';
 
 const GRANULARITIES: ReadonlySet<string> = new Set(['day', 'week', 'month', 'quarter', 'year']);
 const TEMPORAL = new Set(['date', 'datetime']);

@@ -12,11 +12,11 @@ import {
   resolveField,
 } from '@bvl/metadata';
 import { sql } from 'kysely';
-import { MAX_INCLUDE_HOPS } from './compile-dataset.ts';
 import type { ColumnRef } from './compile-filter.ts';
-import type { Mention, PlanContext } from './dataset-planner.ts';
+import { MAX_INCLUDE_HOPS } from './dataset-plan.ts';
 import type { Join } from './emit-sql.ts';
 import { isSqlIdentifier } from './pg-compiler.ts';
+import type { Mention, PlanContext } from './plan-context.ts';
 
 const list = (xs: Iterable<string>): string => [...xs].join(', ') || 'none';
 

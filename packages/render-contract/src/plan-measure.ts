@@ -1,16 +1,10 @@
 import { didYouMean } from '@bvl/metadata';
 import { sql } from 'kysely';
-import { MAX_DERIVED_DEPTH, MAX_DERIVED_TERMS } from './compile-dataset.ts';
 import { type ColumnRef, compileFilter } from './compile-filter.ts';
-import type { PlanContext } from './dataset-planner.ts';
+import { MAX_DERIVED_DEPTH, MAX_DERIVED_TERMS } from './dataset-plan.ts';
 import { type DeferredSql, once } from './deferred-sql.ts';
 import { isSqlIdentifier } from './pg-compiler.ts';
-
-/** A measure's SQL (built when called, once) and how many aggregate terms it expands to (derived measures add theirs up). */
-export interface PlannedMeasure {
-  readonly sql: DeferredSql;
-  readonly terms: number;
-}
+import type { PlanContext, PlannedMeasure } from './plan-context.ts';
 
 /** Field types an average or a sum can take (a summary is a stored roll-up; a formula is computed per record, never stored). */
 const NUMERIC = new Set(['number', 'currency', 'percent', 'rating', 'slider', 'progress', 'summary']);

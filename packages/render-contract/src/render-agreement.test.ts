@@ -1,6 +1,6 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import type { DashboardNode, DatasetNode, Graph, ViewNode, WidgetNode } from '@bvl/metadata';
-import { CORPUS_NAMES, FIXTURE_NAMES } from '@bvl/test-support';
+import { CORPUS_NAMES, EXHAUSTIVE, FIXTURE_NAMES, propertyRuns, sampleEach } from '@bvl/test-support';
 import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -102,6 +102,43 @@ function widgetMutations(w: WidgetNode, dataset: DatasetNode | undefined, regist
   return out;
 }
 
+/** One mutant of a view or widget: what kind of mutation it is (the sample's stratum) and what it checks. */
+interface Mutant {
+  readonly kind: string;
+  check(): void;
+}
+
+/** Every mutant of every view and widget of a graph, under one registry. */
+function* mutants(graph: Graph, registry: ComponentRegistry): Generator<Mutant> {
+  for (const a of artifacts(graph)) {
+    if (a[0] === 'view') {
+      for (const [m, v] of viewMutations(a[1], registry))
+        yield {
+          kind: `view ${v.kind} ${m}`,
+          check: () => {
+            const { schema, issues } = checkView(v, graph, registry);
+            agree(`${v.name} ${m}`, schema, issues, registry);
+          },
+        };
+    } else {
+      for (const [m, w, dataset] of widgetMutations(a[1], a[2], registry))
+        yield {
+          kind: `widget ${m}`,
+          check: () => {
+            const { schema, issues } = checkWidget(w, dataset, a[3], registry);
+            agree(`${schema.id} ${m}`, schema, issues, registry);
+          },
+        };
+    }
+  }
+}
+
+/**
+ * How many views or widgets each kind of mutation is tried on in `npm test` (a fixed-seed sample:
+ * every kind, on artifacts picked from the seed); the exhaustive pass tries every kind on every one.
+ */
+const PER_KIND = 2;
+
 function* artifacts(graph: Graph): Generator<['view', ViewNode] | ['widget', WidgetNode, DatasetNode | undefined, DashboardNode]> {
   for (const v of graph.views.values()) yield ['view', v];
   for (const d of graph.dashboards.values()) for (const w of d.widgets) yield ['widget', w, graph.datasets.get(w.def.dataset ?? ''), d];
@@ -126,20 +163,8 @@ function agreesOn(corpus: string, load: () => Graph, registry: ComponentRegistry
     }
   });
 
-  it(`${corpus} mutated: every view and widget, every mutation`, () => {
-    for (const a of artifacts(graph)) {
-      if (a[0] === 'view') {
-        for (const [m, v] of viewMutations(a[1], registry)) {
-          const { schema, issues } = checkView(v, graph, registry);
-          agree(`${v.name} ${m}`, schema, issues, registry);
-        }
-      } else {
-        for (const [m, w, dataset] of widgetMutations(a[1], a[2], registry)) {
-          const { schema, issues } = checkWidget(w, dataset, a[3], registry);
-          agree(`${schema.id} ${m}`, schema, issues, registry);
-        }
-      }
-    }
+  it(`${corpus} mutated: every kind of mutation, on ${EXHAUSTIVE ? 'every view and widget' : `${PER_KIND} views or widgets each (a fixed sample)`}`, () => {
+    for (const m of sampleEach([...mutants(graph, registry)], (x) => x.kind, PER_KIND, `${registry.name} ${corpus}`)) m.check();
   });
 
   it(`${corpus} under a registry missing components: unknown_component red-boxes`, () => {
@@ -179,7 +204,7 @@ describe.each(Object.entries(RENDERER_PROFILES))('L2 and the rendered DOM agree 
           agree(`${w.id} type=${JSON.stringify(type)}`, cw.schema, cw.issues, registry);
         },
       ),
-      { numRuns: 300 },
+      propertyRuns(300, 3_000),
     );
   });
 

@@ -1,4 +1,5 @@
 import { buildGraph, collectStack, type Graph, type ViewNode } from '@bvl/metadata';
+import { propertyRuns } from '@bvl/test-support';
 import { describeCorpora } from '@bvl/test-support/vitest';
 import fc from 'fast-check';
 import { Window } from 'happy-dom';
@@ -94,7 +95,7 @@ describe('renderToHtml', () => {
         // Same element structure as the harmless rendering: hostile text adds no element.
         expect(root.querySelectorAll('*').length).toBe(parse(plain).querySelectorAll('*').length);
       }),
-      { numRuns: 150 },
+      propertyRuns(150, 1_500),
     );
   });
 

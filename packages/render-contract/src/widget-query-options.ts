@@ -1,5 +1,5 @@
 import type { WidgetDef } from '@bvl/metadata';
-import type { DatasetSelection, DateGranularity } from './compile-dataset.ts';
+import type { DatasetSelection, DateGranularity } from './dataset-plan.ts';
 
 const GRANULARITIES: ReadonlySet<string> = new Set(['day', 'week', 'month', 'quarter', 'year']);
 

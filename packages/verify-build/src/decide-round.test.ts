@@ -1,3 +1,4 @@
+import { propertyRuns } from '@bvl/test-support';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decideRound, diffRound, type PastRound, type RoundInput } from './decide-round.ts';
@@ -74,6 +75,7 @@ describe('decideRound properties', () => {
         if (!decision) return sets.length <= b.maxRounds; // ran out of input before the bound
         return history.length <= b.maxRounds + 1 && decision.repairRounds <= b.maxRounds;
       }),
+      propertyRuns(100, 1_000),
     );
   });
 
@@ -86,6 +88,7 @@ describe('decideRound properties', () => {
         if (decision.next === 'publish') return decision.stop === undefined && lastErrors.length === 0;
         return decision.stop !== undefined && decision.why.length > 0;
       }),
+      propertyRuns(100, 1_000),
     );
   });
 
@@ -102,6 +105,7 @@ describe('decideRound properties', () => {
         }
         return true;
       }),
+      propertyRuns(100, 1_000),
     );
   });
 });

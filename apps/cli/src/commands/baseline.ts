@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { BASELINE_FILE, makeBaseline } from '../baseline.ts';
 import { checkInputs, configFor, noticeLine, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { commandNamed } from '../command-table.ts';
+import { COMMAND_HELP } from '../command-help.ts';
 import { oneStackArg, parseCommandArgs } from '../parse-args.ts';
 import { parseLayers } from './verify.ts';
 
@@ -17,7 +17,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     { drafts: { type: 'string' }, layers: { type: 'string' }, config: { type: 'string' }, output: { type: 'string', short: 'o' } },
     'baseline',
   );
-  const stack = oneStackArg(positionals, 'record', commandNamed('baseline')!.usage);
+  const stack = oneStackArg(positionals, 'record', COMMAND_HELP.baseline.usage);
   const config = configFor(io, stack, values.config);
   const inputs = await readInputs(io, stack, values.drafts);
   const { issues, notices } = checkInputs(io, inputs, { layers: parseLayers(values.layers) }, config);

@@ -3,7 +3,7 @@ import { readSource } from '@bvl/metadata';
 import { discardDrafts, openPlatform, type Platform, packageProblem, platformOptionsFromEnv, stageDrafts, tenantProblem } from '@bvl/platform';
 import { formatCardText, MAX_GOAL_LENGTH, MAX_MAX_ROUNDS, SessionError } from '@bvl/verify-build';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { commandNamed } from '../command-table.ts';
+import { COMMAND_HELP } from '../command-help.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
 import { DEFAULT_PACKAGE, DEFAULT_TENANT } from './publish.ts';
 
@@ -49,7 +49,7 @@ function progressLine(e: BuildProgress): string {
  * unreachable).
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const usage = commandNamed('build')!.usage;
+  const usage = COMMAND_HELP.build.usage;
   const { values, positionals } = parseCommandArgs(
     argv,
     {

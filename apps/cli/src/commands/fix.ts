@@ -4,7 +4,7 @@ import { fixTexts, MAX_FIX_ROUNDS } from '@bvl/verify';
 import { createTwoFilesPatch } from 'diff';
 import { checkedLine, checkInputs, configFor, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT, wantsColor } from '../cli-io.ts';
-import { commandNamed } from '../command-table.ts';
+import { COMMAND_HELP } from '../command-help.ts';
 import { oneStackArg, parseCommandArgs, parseFormat, UsageError } from '../parse-args.ts';
 import { writeReport } from '../write-report.ts';
 
@@ -27,7 +27,7 @@ const FIX_FLAGS = {
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FIX_FLAGS, 'fix');
-  const stack = oneStackArg(positionals, 'fix', commandNamed('fix')!.usage);
+  const stack = oneStackArg(positionals, 'fix', COMMAND_HELP.fix.usage);
   if (stack === '-' || values.drafts === '-') throw new UsageError('bvl fix edits files and cannot edit standard input; pass the file');
   const format = parseFormat(values.format, ['pretty', 'json'] as const);
   const dryRun = values['dry-run'] === true;

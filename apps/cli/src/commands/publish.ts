@@ -21,7 +21,7 @@ import { verify } from '@bvl/verify';
 import { publishBuild } from '@bvl/verify-build';
 import { checkedLine, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { commandNamed } from '../command-table.ts';
+import { COMMAND_HELP } from '../command-help.ts';
 import { oneStackArg, parseCommandArgs, parseCount, parseFormat, UsageError } from '../parse-args.ts';
 import { createProgress } from '../progress.ts';
 import { gateWarnings } from '../warning-gate.ts';
@@ -72,7 +72,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     },
     'publish',
   );
-  const stack = oneStackArg(positionals, 'publish', commandNamed('publish')!.usage);
+  const stack = oneStackArg(positionals, 'publish', COMMAND_HELP.publish.usage);
   const format = parseFormat(values.format);
   const maxWarnings = parseCount('--max-warnings', values['max-warnings']);
   const progress = createProgress(io);

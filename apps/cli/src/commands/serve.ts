@@ -1,7 +1,7 @@
 import { startServer } from '@bvl/api/main';
 import manifest from '../../package.json' with { type: 'json' };
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { commandNamed } from '../command-table.ts';
+import { COMMAND_HELP } from '../command-help.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
 
 /** Port `bvl serve` listens on without --port. */
@@ -20,7 +20,7 @@ function parsePort(value: string | undefined): number {
  * curl line; runs until SIGINT/SIGTERM, then closes cleanly.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const usage = commandNamed('serve')!.usage;
+  const usage = COMMAND_HELP.serve.usage;
   const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' }, host: { type: 'string' }, 'no-demo': { type: 'boolean' } }, 'serve');
   if (positionals.length > 0) throw new UsageError(`bvl serve takes no arguments\n${usage}`);
   const port = parsePort(values.port);

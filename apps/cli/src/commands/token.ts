@@ -1,7 +1,7 @@
 import { issueToken, revokeTokenById, tokensOf } from '@bvl/api/main';
 import { tenantProblem } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { commandNamed } from '../command-table.ts';
+import { COMMAND_HELP } from '../command-help.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
 
 /**
@@ -9,7 +9,7 @@ import { parseCommandArgs, UsageError } from '../parse-args.ts';
  * token once (the database keeps only its hash); `list` shows ids and labels; `revoke` ends one.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const usage = commandNamed('token')!.usage;
+  const usage = COMMAND_HELP.token.usage;
   const { values, positionals } = parseCommandArgs(argv, { tenant: { type: 'string' }, label: { type: 'string' } }, 'token');
   const [verb, ...rest] = positionals;
   if (verb !== 'create' && verb !== 'list' && verb !== 'revoke') throw new UsageError(`bvl token needs create, list or revoke\n${usage}`);

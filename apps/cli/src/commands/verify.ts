@@ -3,12 +3,12 @@ import { STATIC_LAYERS, type StaticLayer, type VerifyOptions } from '@bvl/verify
 import { applyBaseline, readBaseline } from '../baseline.ts';
 import { checkedLine, checkInputs, configFor, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT } from '../cli-io.ts';
-import { commandNamed } from '../command-table.ts';
+import { COMMAND_HELP } from '../command-help.ts';
 import { oneStackArg, parseCommandArgs, parseCount, parseFormat, UsageError } from '../parse-args.ts';
 import { gateWarnings } from '../warning-gate.ts';
 import { writeReport } from '../write-report.ts';
 
-/** The flags of `bvl verify` (the help text is in command-table.ts). */
+/** The flags of `bvl verify` (the help text is in command-help.ts). */
 export const VERIFY_FLAGS = {
   drafts: { type: 'string' },
   layers: { type: 'string' },
@@ -50,7 +50,7 @@ export function parseLayers(value: string | undefined): Set<StaticLayer> {
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, VERIFY_FLAGS, 'verify');
-  const stack = oneStackArg(positionals, 'verify', commandNamed('verify')!.usage);
+  const stack = oneStackArg(positionals, 'verify', COMMAND_HELP.verify.usage);
   const format = parseFormat(values.format);
   const maxWarnings = parseCount('--max-warnings', values['max-warnings']);
   // Everything `verify` is asked to do, from the flags, in one place.
