@@ -66,13 +66,14 @@ export interface MaskedIssue {
   readonly maskedBy: string;
 }
 
-/** The round a verify recorded, by issue id (fixed issues are gone: they are counted). */
+/** The round a verify recorded: how many issues were fixed, persist or are new (those are in the answer), and by id which came back and which are masked. */
 export interface RoundBrief {
   readonly round: number;
   readonly fixed: number;
-  readonly new: readonly string[];
-  readonly reappeared: readonly string[];
   readonly persisting: number;
+  readonly new: number;
+  /** Fixed in an earlier round and back now. */
+  readonly reappeared: readonly string[];
   /** Not fixed: no longer checkable until the issue named in maskedBy is fixed. */
   readonly masked: readonly MaskedIssue[];
 }
@@ -111,9 +112,9 @@ export function answerVerify(r: VerifyBuildResult, options: ViewOptions, default
   const round: RoundBrief | undefined = r.round && {
     round: r.round.round,
     fixed: r.round.diff.fixed.length,
-    new: r.round.diff.new,
-    reappeared: r.round.diff.reappeared,
     persisting: r.round.diff.persisting.length,
+    new: r.round.diff.new.length,
+    reappeared: r.round.diff.reappeared,
     masked: Object.entries(r.round.maskedBy).map(([id, by]) => ({ id, maskedBy: by })),
   };
   return {

@@ -25,6 +25,8 @@ export interface AnswerIssue {
   readonly patchId?: string;
   readonly fixSafety?: FixSafety;
   readonly masks?: readonly string[];
+  /** Where it is in the file its artifact was read from: `file:line:column` (a local verify). */
+  readonly at?: string;
 }
 
 /** The full issue: every BuildIssue field, with its id, its patch id and what it masks. */
@@ -84,6 +86,7 @@ export function compactIssue(i: BuildIssue, id: string, draftVersion: string | u
     ...(i.patch && draftVersion !== undefined ? { patchId: patchIdOf(draftVersion, id) } : {}),
     ...(i.patch ? { fixSafety: i.fixSafety ?? 'unsafe' } : {}),
     ...(masked ? { masks: masked } : {}),
+    ...(i.location ? { at: i.location.line !== undefined ? `${i.location.file}:${i.location.line}:${i.location.column ?? 1}` : i.location.file } : {}),
   };
 }
 

@@ -18,16 +18,13 @@ export const MAX_FILTER_CODES = 50;
  * agent): how much detail, a page size and a cursor, and filters. Validated here, once.
  */
 export const ViewOptionsSchema = z.strictObject({
-  detail: z
-    .enum(DETAILS)
-    .optional()
-    .describe('summary: compact issues, a page of them and an index of every error; full: every field. Default summary over MCP, full over HTTP.'),
-  limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe('Issues per page (default 20 in summary, all in full). Errors come first.'),
-  cursor: z.string().min(1).max(4096).optional().describe('more.cursor of the previous answer: its next page (same drafts, same filters).'),
-  layer: z.enum(LAYERS).optional().describe('Only issues of this layer.'),
-  severity: z.enum(SEVERITIES).optional().describe('Only errors, or only warnings.'),
-  artifact: z.string().min(1).max(600).optional().describe('Only issues of this artifact: "<type> <name>", or its name.'),
-  codes: z.array(z.string().min(1).max(64)).min(1).max(MAX_FILTER_CODES).optional().describe('Only issues with these codes.'),
+  detail: z.enum(DETAILS).optional().describe('summary (MCP default) or full (HTTP default).'),
+  limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe('Issues per page (summary: 20; full: all).'),
+  cursor: z.string().min(1).max(4096).optional().describe('more.cursor of the previous answer.'),
+  layer: z.enum(LAYERS).optional(),
+  severity: z.enum(SEVERITIES).optional(),
+  artifact: z.string().min(1).max(600).optional().describe('"<type> <name>" or a name.'),
+  codes: z.array(z.string().min(1).max(64)).min(1).max(MAX_FILTER_CODES).optional(),
 });
 export type ViewOptions = z.output<typeof ViewOptionsSchema>;
 
