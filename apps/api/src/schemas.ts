@@ -193,7 +193,7 @@ export const IssueSchema = named(
       patchId: z.string().optional(),
     }),
   ),
-  'Also layer, member, fix, fixSafety, masks, at; full: every BuildIssue field.',
+  'Also layer, member, path, fix, fixSafety, masks, at; full: every BuildIssue field.',
 );
 const Issues = z.array(IssueSchema);
 

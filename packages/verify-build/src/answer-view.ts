@@ -20,6 +20,8 @@ export interface AnswerIssue {
   readonly code: string;
   readonly artifact: ArtifactRef;
   readonly member?: string;
+  /** RFC 6901 pointer to the member in the artifact's document. */
+  readonly path?: string;
   readonly message: string;
   readonly fix?: string;
   readonly patchId?: string;
@@ -81,6 +83,7 @@ export function compactIssue(i: BuildIssue, id: string, draftVersion: string | u
     code: i.code,
     artifact: { type: i.artifact.type, name: i.artifact.name },
     ...(i.ref?.member !== undefined ? { member: i.ref.member } : {}),
+    ...(i.path !== undefined ? { path: i.path } : {}),
     message: i.message,
     ...(i.fix ? { fix: i.fix } : {}),
     ...(i.patch && draftVersion !== undefined ? { patchId: patchIdOf(draftVersion, id) } : {}),
