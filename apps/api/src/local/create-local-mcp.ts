@@ -1,5 +1,5 @@
 import { sortIssues } from '@bvl/build-issue';
-import type { ArtifactType } from '@bvl/metadata';
+import { type ArtifactType, locateIssues } from '@bvl/metadata';
 import type { Platform } from '@bvl/platform';
 import { packageProblem, tenantProblem } from '@bvl/platform';
 import { verify } from '@bvl/verify';
@@ -85,7 +85,8 @@ export interface LocalMcpDeps {
 async function verifyFiles(cwd: string, source: LocalSource): Promise<VerifyBuildResult> {
   const files = await loadFiles(cwd, source);
   const v = verify(files.published, files.drafts);
-  const issues = sortIssues(v.issues);
+  // Where each issue is in its file (`at` in the compact form): the agent edits files.
+  const issues = locateIssues(sortIssues(v.issues), v.graph, [files.published, files.drafts]);
   const card = buildCard({ issues, checked: v.checked });
   return {
     ok: !issues.some((i) => i.severity === 'error'),
