@@ -139,7 +139,12 @@ describe('masked issues in a session', () => {
     expect(answered.round!.masked).toEqual([{ id: fingerprint(measure), maskedBy: fingerprint(dangling) }]);
     expect(answered.issues.find((i) => i.id === fingerprint(dangling))!.masks).toContain('unknown_measure');
     // Round 2: still masked (carried over) — round 3: the binding repaired, the measure shows again: persisting, not reappeared.
-    await stageDrafts(platform, scope, [dashboardDraft((w) => ((w[0].dataset = 'exp_nowhere'), (w[1].title = 'x')))]);
+    await stageDrafts(platform, scope, [
+      dashboardDraft((w) => {
+        w[0].dataset = 'exp_nowhere';
+        w[1].title = 'x';
+      }),
+    ]);
     const third = await verifyBuild(platform, { ...scope, session: session.id, fix: false });
     expect(third.round!.diff.masked).toEqual([fingerprint(measure)]);
     await stageDrafts(platform, scope, [dashboardDraft(() => {})]);
