@@ -188,7 +188,8 @@ export const IssueSchema = named(
       id: z.string(),
       severity: z.enum(SEVERITIES),
       code: z.string(),
-      artifact: Ref,
+      // Inline, not the Ref definition: most tools use it only here, and a $ref costs more than it saves.
+      artifact: open(z.looseObject({ type: z.string(), name: z.string() })),
       message: z.string(),
       patchId: z.string().optional(),
     }),

@@ -54,12 +54,12 @@ const View = ViewOptionsSchema.shape;
 const PublishOutput = open(PublishResultSchema.omit({ session: true }).extend({ target: openObject('{tenant, package, schema, database}') }));
 const FixOutput = outputObject({
   changes: z.array(FixChangeSchema),
-  skipped: z.array(openObject('{artifact, code, path, reason}: left to you.')),
+  skipped: z.array(openObject('{artifact, code, path, reason}')),
   written: z.array(z.string()),
   ok: z.boolean(),
   errors: z.number(),
   warnings: z.number(),
-  issues: z.array(IssueSchema).describe('What remains.'),
+  issues: z.array(IssueSchema),
   more: openObject('Left out: errors, warnings, cursor, next.').optional(),
 });
 const StageOutput = open(WriteResultSchema.extend({ written: z.array(z.string()).describe('Files written.') }));
