@@ -38,11 +38,11 @@ export {
 } from './decide-round.ts';
 export { draftHash } from './draft-hash.ts';
 export { formatCardLine, formatCardText } from './format-card-text.ts';
-export { issueIds, issueOfPatchId, patchIdOf } from './issue-ids.ts';
+export { type ChosenPatch, choosePatches, issueIds, issueOfPatchId, MAX_PATCHES, patchIdOf } from './issue-ids.ts';
 export { MASKS, maskerOf, masks, masksOf } from './mask-issues.ts';
 export { type PatchedArtifacts, patchArtifacts } from './patch-artifacts.ts';
 export { renderCardHtml } from './render-card-html.ts';
-export { type ApplyFixInput, type ApplyFixResult, applyFix, MAX_PATCHES } from './run-apply-fix.ts';
+export { type ApplyFixInput, type ApplyFixResult, applyFix } from './run-apply-fix.ts';
 export { type FixReport, fixDrafts, MAX_FIX_PASSES } from './run-fix-drafts.ts';
 export { type ProbeSummary, type PublishBuildInput, type PublishBuildResult, publishBuild } from './run-publish-build.ts';
 export {

@@ -1,5 +1,5 @@
 import { type BuildIssue, fingerprint } from '@bvl/build-issue';
-import { AnswerError, versionTag } from './view-options.ts';
+import { AnswerError, type AnswerProblem, versionTag } from './view-options.ts';
 
 /**
  * Each issue's id in an answer: its fingerprint (what sessions record, so a round's diff names
@@ -38,4 +38,41 @@ export function issueOfPatchId(patchId: string, draftVersion: string, path: stri
       },
     ]);
   return m[2]!;
+}
+
+/** Patch ids one apply_fix takes at most. */
+export const MAX_PATCHES = 100;
+
+/** An issue a patch id chose. */
+export interface ChosenPatch {
+  readonly patchId: string;
+  readonly id: string;
+  readonly issue: BuildIssue;
+}
+
+/**
+ * The issues the patch ids name among `issues` (sorted, as the answers that offered them): each id
+ * must be of this draft version and name an issue with a patch, else an {@link AnswerError} lists
+ * every problem. What apply_fix runs on the store and `bvl mcp` on files.
+ */
+export function choosePatches(patchIds: readonly string[], issues: readonly BuildIssue[], draftVersion: string): ChosenPatch[] {
+  if (patchIds.length === 0)
+    throw new AnswerError('no patch ids given', [{ path: 'patches', message: 'pass one or more patchId values of the latest answer' }]);
+  if (patchIds.length > MAX_PATCHES)
+    throw new AnswerError(`at most ${MAX_PATCHES} patches at once`, [{ path: 'patches', message: `${patchIds.length} given` }]);
+  const ids = issueIds(issues);
+  const problems: AnswerProblem[] = [];
+  const chosen: ChosenPatch[] = [];
+  for (const [k, patchId] of [...new Set(patchIds)].entries()) {
+    const id = issueOfPatchId(patchId, draftVersion, `patches.${k}`);
+    const issue = issues[ids.indexOf(id)];
+    if (issue?.patch) chosen.push({ patchId, id, issue });
+    else
+      problems.push({
+        path: `patches.${k}`,
+        message: `no issue at draft version ${versionTag(draftVersion)}… has patch ${patchId}: verify again for the patch ids it offers`,
+      });
+  }
+  if (problems.length) throw new AnswerError('an unknown patch id; nothing was applied', problems);
+  return chosen;
 }

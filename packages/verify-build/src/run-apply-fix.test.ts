@@ -92,7 +92,7 @@ describe('applyFix', () => {
     expect((await refused(applyFix(platform, { ...scope, patches: ['nope'] }))).message).toBe('an unknown patch id');
     // Well formed, this draft version, but no issue has that id.
     const ghost = `${answer.draftVersion.slice(0, 12)}.${'0'.repeat(16)}`;
-    expect((await refused(applyFix(platform, { ...scope, patches: [ghost] }))).problems[0]!.message).toMatch(/^no issue of the drafts at .* has patch/);
+    expect((await refused(applyFix(platform, { ...scope, patches: [ghost] }))).problems[0]!.message).toMatch(/^no issue at draft version .* has patch/);
     expect((await refused(applyFix(platform, { ...scope, patches: [patches[0]!.patchId], draftVersion: 'f'.repeat(32) }))).message).toBe(
       'the drafts changed since these patches were offered; nothing was applied',
     );

@@ -3,13 +3,10 @@ import { artifactKey, mergeOverlay } from '@bvl/metadata';
 import { type OverlayRow, overlayOf, type PackageScope, type PlatformContext, readOverlayRows, stageDrafts } from '@bvl/platform';
 import { planFixes, verify } from '@bvl/verify';
 import { draftHash } from './draft-hash.ts';
-import { issueIds, issueOfPatchId } from './issue-ids.ts';
+import { choosePatches, issueIds } from './issue-ids.ts';
 import { patchArtifacts } from './patch-artifacts.ts';
 import type { FixChange } from './run-session-store.ts';
-import { AnswerError, type AnswerProblem } from './view-options.ts';
-
-/** Patch ids one apply_fix takes at most. */
-export const MAX_PATCHES = 100;
+import { AnswerError } from './view-options.ts';
 
 /** What apply_fix is asked: patch ids of the latest answer, and (optionally) the draft version they came with. */
 export interface ApplyFixInput extends PackageScope {
@@ -64,29 +61,10 @@ export async function applyFix(ctx: PlatformContext, input: ApplyFixInput): Prom
   const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
   const version = draftHash(rows, scope.package);
   if (input.draftVersion !== undefined && input.draftVersion !== version) throw stale(input.draftVersion, version);
-  if (input.patches.length === 0)
-    throw new AnswerError('no patch ids given', [{ path: 'patches', message: 'pass one or more patchId values of the latest answer' }]);
-  if (input.patches.length > MAX_PATCHES)
-    throw new AnswerError(`at most ${MAX_PATCHES} patches at once`, [{ path: 'patches', message: `${input.patches.length} given` }]);
-
   const overlay = overlayOf(rows, scope.package);
   const before = sortIssues(verify(overlay.published, overlay.drafts).issues);
   const ids = issueIds(before);
-  const problems: AnswerProblem[] = [];
-  const chosen: Array<{ patchId: string; id: string; issue: BuildIssue }> = [];
-  for (const [k, patchId] of [...new Set(input.patches)].entries()) {
-    const id = issueOfPatchId(patchId, version, `patches.${k}`);
-    const issue = before[ids.indexOf(id)];
-    if (!issue?.patch) {
-      problems.push({
-        path: `patches.${k}`,
-        message: `no issue of the drafts at ${version.slice(0, 12)}… has patch ${patchId}: verify again for the patch ids it offers`,
-      });
-      continue;
-    }
-    chosen.push({ patchId, id, issue });
-  }
-  if (problems.length) throw new AnswerError('an unknown patch id; nothing was applied', problems);
+  const chosen = choosePatches(input.patches, before, version);
 
   const plan = planFixes(
     chosen.map((c) => c.issue),

@@ -1,12 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type BuildIssue, fingerprint, sortIssues } from '@bvl/build-issue';
-import { readSource } from '@bvl/metadata';
 import { fixTexts, verify } from '@bvl/verify';
-import { AnswerError, type AnswerProblem, issueIds, issueOfPatchId, MAX_PATCHES } from '@bvl/verify-build';
+import { AnswerError, choosePatches, issueIds } from '@bvl/verify-build';
 import { confineTo } from './confine-path.ts';
 import { filesVersion } from './files-version.ts';
-import type { FileChange } from './fix-files.ts';
+import { checkFiles, type FileChange } from './fix-files.ts';
 import { confineSource, type LocalSource, loadFiles } from './load-files.ts';
 
 /** What apply_fix did to the files. */
@@ -45,31 +44,13 @@ export async function applyFixFiles(
         message: `the patches are for version ${input.draftVersion.slice(0, 12)}…; the files are at ${version.slice(0, 12)}… now: verify again`,
       },
     ]);
-  if (input.patches.length > MAX_PATCHES)
-    throw new AnswerError(`at most ${MAX_PATCHES} patches at once`, [{ path: 'patches', message: `${input.patches.length} given` }]);
   const before = sortIssues(verify(files.published, files.drafts).issues);
   const ids = issueIds(before);
-  const problems: AnswerProblem[] = [];
-  const chosen: Array<{ patchId: string; id: string; issue: BuildIssue }> = [];
-  for (const [k, patchId] of [...new Set(input.patches)].entries()) {
-    const id = issueOfPatchId(patchId, version, `patches.${k}`);
-    const issue = before[ids.indexOf(id)];
-    if (!issue?.patch) problems.push({ path: `patches.${k}`, message: `no issue of the files at ${version.slice(0, 12)}… has patch ${patchId}: verify again` });
-    else chosen.push({ patchId, id, issue });
-  }
-  if (problems.length) throw new AnswerError('an unknown patch id; nothing was applied', problems);
+  const chosen = choosePatches(input.patches, before, version);
 
   const wanted = new Set(chosen.map((c) => fingerprint(c.issue)));
   await confineSource(cwd, source);
-  const result = await fixTexts(
-    async (changed) => {
-      const published = await readSource(source.path, { cwd, overrides: changed });
-      const drafts = source.drafts !== undefined ? await readSource(source.drafts, { draft: true, cwd, overrides: changed }) : undefined;
-      const v = verify(published, drafts);
-      return { issues: v.issues, graph: v.graph, texts: new Map([...(published.texts ?? []), ...(drafts?.texts ?? [])]), published, drafts };
-    },
-    { unsafe: true, maxRounds: 1, select: (i) => wanted.has(fingerprint(i)) },
-  );
+  const result = await fixTexts(checkFiles(cwd, source), { unsafe: true, maxRounds: 1, select: (i) => wanted.has(fingerprint(i)) });
   if (result.skipped.length > 0)
     throw new AnswerError('patches that write one value two ways; nothing was applied', [{ path: 'patches', message: 'apply one of them' }]);
   if (result.failed.length > 0)
