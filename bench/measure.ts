@@ -70,7 +70,9 @@ export interface Goal {
   /** The measured value (ms, or a ratio when `unit` is ×). */
   readonly value: number;
   readonly limit: number;
-  readonly unit: 'ms' | '×';
+  readonly unit: 'ms' | '×' | 'tokens' | 'yes';
+  /** The value must reach the limit rather than stay under it (a yes/no check: 1 = yes). */
+  readonly atLeast?: boolean;
   /** The fastest run's value, when the machine's noise matters. */
   readonly best?: number;
   /** Whole processes: CPU time per run. */
@@ -78,8 +80,10 @@ export interface Goal {
 }
 
 export function goalLine(g: Goal): string {
-  const f = (v: number) => (g.unit === '×' ? `×${v.toFixed(2)}` : ms(v));
+  const f = (v: number) => (g.unit === '×' ? `×${v.toFixed(2)}` : g.unit === 'tokens' ? `${v} tokens` : g.unit === 'yes' ? (v >= 1 ? 'yes' : 'no') : ms(v));
+  const met = g.atLeast ? g.value >= g.limit : g.value <= g.limit;
+  if (g.unit === 'yes') return `${met ? 'met    ' : 'NOT met'}  ${g.name}: ${f(g.value)}`;
   const ratio = g.value / g.limit;
   const extra = [g.best !== undefined ? `fastest ${f(g.best)}` : '', g.cpu !== undefined ? `CPU ${f(g.cpu)}` : ''].filter(Boolean).join(', ');
-  return `${g.value <= g.limit ? 'met    ' : 'NOT met'}  ${g.name}: ${f(g.value)}${extra ? ` (${extra})` : ''} vs limit ${f(g.limit)} → ${ratio.toFixed(2)} of the limit`;
+  return `${met ? 'met    ' : 'NOT met'}  ${g.name}: ${f(g.value)}${extra ? ` (${extra})` : ''} vs limit ${f(g.limit)} → ${ratio.toFixed(2)} of the limit`;
 }

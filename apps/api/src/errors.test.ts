@@ -81,7 +81,7 @@ describe('bad input', () => {
       ['DELETE', '/openapi.json', 'GET, HEAD'],
       ['GET', `${a.base}/p/verify`, 'POST'],
       ['PATCH', `${a.base}/p/drafts/object/x`, 'DELETE, GET, HEAD, PUT'],
-      ['POST', `${a.base}/p/drafts`, 'DELETE, GET, HEAD'],
+      ['PATCH', `${a.base}/p/drafts`, 'DELETE, GET, HEAD, POST'],
       ['PUT', `${a.base}/p/sessions/abc/cancel`, 'POST'],
     ];
     for (const [method, path, allow] of cases) {

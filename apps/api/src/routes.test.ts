@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { fingerprint } from '@bvl/build-issue';
 import { readSource } from '@bvl/metadata';
 import { listDrafts, withPackageLock } from '@bvl/platform';
 import { verify } from '@bvl/verify';
@@ -105,8 +106,12 @@ describe('verify, publish, health', () => {
     expect(r.status).toBe(200);
     const body = VerifyResultSchema.parse(await r.json());
     const files = verify(await readSource(join(EXAMPLE, 'app')), await readSource(join(EXAMPLE, 'drafts'), { draft: true }));
-    expect(body.issues).toEqual(JSON.parse(JSON.stringify(files.issues)));
-    expect(body).toMatchObject({ ok: false, publishable: false, session: null, fixes: [] });
+    // Over HTTP the full form: every BuildIssue field, plus the issue's id (its fingerprint), its patch id and what it masks.
+    expect(body.issues.map(({ id: _id, patchId: _p, masks: _m, ...issue }) => issue)).toEqual(JSON.parse(JSON.stringify(files.issues)));
+    expect(body.issues.map((i) => i.id)).toEqual(files.issues.map(fingerprint));
+    expect(body).toMatchObject({ ok: false, publishable: false, session: null, fixes: [], draftVersion: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    // The card refers to the issues by id: each issue is in the answer once.
+    expect((body.card as { byArtifact: Array<{ issues: string[] }> }).byArtifact.flatMap((g) => g.issues).sort()).toEqual(body.issues.map((i) => i.id).sort());
     expect(t.logger.entries().at(-1)).toMatchObject({ method: 'POST', status: 200, tenant: a.id, package: 'app', outcome: 'errors' });
   });
 
@@ -224,6 +229,8 @@ describe('openapi', () => {
       'GET …/sessions',
       'GET …/sessions/{id}',
       'GET …/sessions/{id}/rounds',
+      'POST …/apply-fix',
+      'POST …/drafts',
       'POST …/publish',
       'POST …/sessions',
       'POST …/sessions/{id}/cancel',
@@ -233,7 +240,7 @@ describe('openapi', () => {
     ]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(Object.keys(doc.components.schemas)).toEqual(
-      expect.arrayContaining(['BuildIssue', 'VerifyResult', 'PublishResult', 'BuildCard', 'Session', 'Error']),
+      expect.arrayContaining(['Issue', 'VerifyAnswer', 'PublishAnswer', 'WriteAnswer', 'ApplyFixAnswer', 'Session', 'Error']),
     );
   });
 });

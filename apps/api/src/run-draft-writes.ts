@@ -1,8 +1,10 @@
-import { type BuildIssue, fingerprint } from '@bvl/build-issue';
+import { type BuildIssue, fingerprint, sortIssues } from '@bvl/build-issue';
 import type { ArtifactType, RawArtifact } from '@bvl/metadata';
-import { discardDrafts, type PackageScope, type PlatformContext, readOverlay, readOverlayRows, stageDrafts, stageTombstones } from '@bvl/platform';
+import { discardDrafts, overlayOf, type PackageScope, type PlatformContext, readOverlayRows, stageDrafts, stageTombstones } from '@bvl/platform';
 import { verify } from '@bvl/verify';
+import { draftHash, issueIds } from '@bvl/verify-build';
 import { expandArtifact } from './expand-artifact.ts';
+import { ApiError } from './to-error-response.ts';
 
 /** What a draft write answers: what it wrote and the L1 issues it caused. */
 export interface WriteResult {
@@ -10,6 +12,10 @@ export interface WriteResult {
   readonly artifacts: ReadonlyArray<{ readonly type: string; readonly name: string }>;
   /** L1 issues present after the write and absent before it (by fingerprint), sorted. */
   readonly issues: BuildIssue[];
+  /** Their ids (as every answer names issues). */
+  readonly issueIds: string[];
+  /** The drafts' version after the write: the patch ids of `issues` are bound to it. */
+  readonly draftVersion: string;
   /** L1 issues the write made go away. */
   readonly resolved: number;
   /** L1 errors and warnings of the package overlay after the write. */
@@ -19,10 +25,11 @@ export interface WriteResult {
 
 const GRAPH_ONLY = new Set(['graph'] as const);
 
-/** L1 over the package's overlay: the same `verify` every surface runs, graph layer only. */
-async function lint(ctx: PlatformContext, scope: PackageScope): Promise<BuildIssue[]> {
-  const overlay = await readOverlay(ctx, scope);
-  return verify(overlay.published, overlay.drafts, { layers: GRAPH_ONLY }).issues;
+/** L1 over the package's overlay (the same `verify` every surface runs, graph layer only), sorted, and the drafts' version. */
+async function lint(ctx: PlatformContext, scope: PackageScope): Promise<{ issues: BuildIssue[]; draftVersion: string }> {
+  const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
+  const overlay = overlayOf(rows, scope.package);
+  return { issues: sortIssues(verify(overlay.published, overlay.drafts, { layers: GRAPH_ONLY }).issues), draftVersion: draftHash(rows, scope.package) };
 }
 
 /**
@@ -30,14 +37,18 @@ async function lint(ctx: PlatformContext, scope: PackageScope): Promise<BuildIss
  * gate answers a staged write with what it broke: issues the write caused, and how many it cleared.
  */
 async function withL1Diff(ctx: PlatformContext, scope: PackageScope, write: () => Promise<{ staged: number; artifacts: WriteResult['artifacts'] }>) {
-  const before = new Set((await lint(ctx, scope)).map(fingerprint));
+  const before = new Set((await lint(ctx, scope)).issues.map(fingerprint));
   const { staged, artifacts } = await write();
-  const after = await lint(ctx, scope);
+  const { issues: after, draftVersion } = await lint(ctx, scope);
   const now = new Set(after.map(fingerprint));
+  const ids = issueIds(after);
+  const caused = after.flatMap((i, k) => (before.has(fingerprint(i)) ? [] : [k]));
   return {
     staged,
     artifacts,
-    issues: after.filter((i) => !before.has(fingerprint(i))),
+    issues: caused.map((k) => after[k]!),
+    issueIds: caused.map((k) => ids[k]!),
+    draftVersion,
     resolved: [...before].filter((f) => !now.has(f)).length,
     errors: after.filter((i) => i.severity === 'error').length,
     warnings: after.filter((i) => i.severity === 'warning').length,
@@ -49,17 +60,33 @@ const containerOf = (body: unknown): string | undefined => {
   return typeof c === 'string' ? c : undefined;
 };
 
+/** One artifact to stage: its type, name and body as in the stack format. */
+export interface StageInput {
+  readonly type: ArtifactType;
+  readonly name: string;
+  readonly body: unknown;
+}
+
 /**
- * Stages one artifact (its body as in the stack format, expanded as a stack file loads it) as a
- * draft of the package. A view container replaces the package's draft of that container: a view the
- * new body drops is discarded with it, as a draft container replaces the published one.
+ * Stages artifacts (each body as in the stack format, expanded as a stack file loads it) as drafts
+ * of the package, in one write between two L1 passes: the answer lists the L1 issues they caused
+ * together. A view container replaces the package's draft of that container: a view the new body
+ * drops is discarded with it, as a draft container replaces the published one. An artifact that
+ * cannot be expanded refuses the whole call (ApiError naming its index); nothing is staged.
  */
-export async function stageArtifact(
-  ctx: PlatformContext,
-  scope: PackageScope,
-  input: { readonly type: ArtifactType; readonly name: string; readonly body: unknown },
-): Promise<WriteResult> {
-  const artifacts: RawArtifact[] = expandArtifact(input.type, input.name, input.body);
+export async function stageArtifacts(ctx: PlatformContext, scope: PackageScope, inputs: readonly StageInput[]): Promise<WriteResult> {
+  const artifacts: RawArtifact[] = inputs.flatMap((input, k) => {
+    try {
+      return expandArtifact(input.type, input.name, input.body);
+    } catch (e) {
+      if (inputs.length === 1 || !(e instanceof ApiError)) throw e;
+      throw new ApiError(
+        e.code,
+        `artifacts.${k} (${input.type} ${JSON.stringify(input.name)}): ${e.message}`,
+        e.problems?.map((p) => ({ ...p, path: `artifacts.${k}.${p.path}` })),
+      );
+    }
+  });
   return withL1Diff(ctx, scope, async () => {
     const containers = new Set(artifacts.flatMap((a) => (a.container ? [a.container] : [])));
     if (containers.size > 0) {
@@ -78,6 +105,9 @@ export async function stageArtifact(
     return { staged, artifacts: artifacts.map((a) => ({ type: a.type, name: a.name })) };
   });
 }
+
+/** Stages one artifact (see {@link stageArtifacts}). */
+export const stageArtifact = (ctx: PlatformContext, scope: PackageScope, input: StageInput): Promise<WriteResult> => stageArtifacts(ctx, scope, [input]);
 
 /** Stages a tombstone retiring an artifact the package publishes; answers with the L1 issues that causes (what dangles now). */
 export async function retireArtifact(

@@ -4,10 +4,10 @@
 // validates (MCP clients do). Every generated schema is typed throughout — no `{}` schema, no `type`
 // array: the official MCP inspector's --strict and Redocly's linter check both documents in the
 // suite (test/conformance.test.ts). Descriptions are zod's own (`.describe()`), so both carry them.
-import { BuildIssueSchema, JsonValueSchema } from '@bvl/build-issue';
+import { SEVERITIES } from '@bvl/build-issue';
 import { ARTIFACT_TYPES } from '@bvl/metadata';
 import { packageProblem, tenantProblem } from '@bvl/platform';
-import { SessionBoundsSchema, STOP_REASONS } from '@bvl/verify-build';
+import { MAX_PATCHES, SessionBoundsSchema, STOP_REASONS, ViewOptionsSchema } from '@bvl/verify-build';
 import { z } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode } from './to-error-response.ts';
 
@@ -46,7 +46,7 @@ export const PackageParam = z
   .openapi({ param: { name: 'package', in: 'path' }, example: 'expense' });
 export const ScopeParams = z.object({ tenant: TenantParam, package: PackageParam });
 
-export const ArtifactTypeSchema = z.enum(ARTIFACT_TYPES).describe('The artifact type, as in the stack format (`seed` is an entry of `data`).');
+export const ArtifactTypeSchema = z.enum(ARTIFACT_TYPES).describe('seed: an entry of data.');
 export const ArtifactParams = ScopeParams.extend({
   type: ArtifactTypeSchema.openapi({ param: { name: 'type', in: 'path' }, example: 'dashboard' }),
   name: z
@@ -68,25 +68,28 @@ export const SessionParams = ScopeParams.extend({
 });
 
 /** The artifact body as in the stack format: one entry of `objects`, `views`, `dashboards`, … (a view container, a view item). */
-export const ArtifactBodySchema = z.record(z.string(), z.unknown()).openapi('ArtifactBody').meta({
-  description: 'One artifact exactly as it appears in an ObjectStack stack (an entry of objects, views, dashboards, datasets, apps, data, reports or pages).',
+export const ArtifactBodySchema = z.looseObject({}).openapi('ArtifactBody').meta({
+  description: 'One artifact as in an ObjectStack stack.',
   additionalProperties: true,
 });
 
 export const UsageSchema = z
   .strictObject({
-    tokensIn: z.number().int().min(0).optional(),
-    tokensOut: z.number().int().min(0).optional(),
+    tokensIn: z.number().min(0).optional(),
+    tokensOut: z.number().min(0).optional(),
     costUsd: z.number().min(0).optional(),
   })
   .openapi('Usage')
-  .describe('Tokens and cost the agent spent since its previous call; counted against the session budget.');
+  .describe('Spent since your previous call (counts against the budget).');
+
+const View = ViewOptionsSchema.shape;
 
 export const VerifyInput = z
   .strictObject({
     session: z.string().min(1).max(100).optional().describe('A build session to record the round in.'),
     usage: UsageSchema.optional(),
     fix: z.boolean().optional().describe('Apply safe patches as drafts first (default: true in a session).'),
+    ...View,
   })
   .openapi('VerifyInput');
 
@@ -96,8 +99,33 @@ export const PublishInput = z
     usage: UsageSchema.optional(),
     dropData: z.boolean().optional().describe("Let tombstones drop a retired object's table / a retired seed's rows."),
     env: z.string().min(1).max(64).optional().describe('Seeds whose env list lacks this are not applied (default dev).'),
+    detail: View.detail,
   })
   .openapi('PublishInput');
+
+/** Artifacts one stage_drafts call takes at most (each within the body limit, as one stage_draft). */
+export const MAX_STAGE_ARTIFACTS = 1000;
+
+export const StageDraftsInput = z
+  .strictObject({
+    artifacts: z
+      .array(z.strictObject({ type: ArtifactTypeSchema, name: z.string().min(1).max(MAX_NAME), body: ArtifactBodySchema }))
+      .min(1)
+      .max(MAX_STAGE_ARTIFACTS)
+      .describe('The artifacts, each as stage_draft takes one.'),
+    detail: View.detail,
+    limit: View.limit,
+  })
+  .openapi('StageDraftsInput');
+
+export const ApplyFixInput = z
+  .strictObject({
+    patches: z.array(z.string().min(1).max(100)).min(1).max(MAX_PATCHES).describe('patchId values of the latest answer.'),
+    draftVersion: z.string().min(1).max(64).optional().describe('Of that answer: refused if stale.'),
+    detail: View.detail,
+    limit: View.limit,
+  })
+  .openapi('ApplyFixInput');
 
 export const SessionInput = z
   .strictObject({ goal: z.string().min(1).max(20_000), bounds: SessionBoundsSchema.partial().optional() })
@@ -123,138 +151,162 @@ export const ListSessionsQuery = z.object({
 });
 
 // ---- outputs
+// Compact on purpose: MCP clients send every tool's outputSchema to the model (tools/list is read
+// on every turn), so each shape appears once per tool — named schemas become `$defs` entries the
+// rest point at with `$ref` — and nested objects stay open rather than spelled out twice.
 
-// Made by packages/build-issue before zod was extended with .openapi(): named through zod's own metadata.
-export const IssueSchema = BuildIssueSchema.meta({ id: 'BuildIssue' });
-const Ref = z.object({ type: z.string(), name: z.string() });
+/**
+ * A named output schema: an OpenAPI component of that name and a `$defs` entry (zod's `id`) in an
+ * MCP tool's JSON Schema, so a shape used twice in one tool is declared once.
+ */
+const named = <T extends z.ZodType>(name: string, schema: T, description?: string): T =>
+  schema.openapi(name).meta({ ...z.globalRegistry.get(schema), ...(description ? { description } : {}), id: name }) as T;
+
+/** A tool's whole output: an OpenAPI component, but no `$defs` entry (an MCP outputSchema's root must be an object, not a `$ref`). */
+const root = <T extends z.ZodType>(name: string, schema: T): T => schema.openapi(name).meta({ ...z.globalRegistry.get(schema) }) as T;
+
+const Ref = named('Ref', open(z.looseObject({ type: z.string(), name: z.string() })));
 /** A point in time, as ISO 8601 text. */
 const Instant = () => z.string().describe('ISO 8601 date and time.');
-export const CheckedSchema = component(
-  'Checked',
-  {
-    objects: z.number(),
-    views: z.number(),
-    dashboards: z.number(),
-    widgets: z.number(),
-    datasets: z.number(),
-    apps: z.number(),
-    seeds: z.number(),
-    schemas: z.number().optional(),
-    compiledDatasets: z.number().optional(),
-  },
-  'What was checked, per artifact kind.',
-);
+// Counts are plain numbers: `.int().min(0)` would spell out the safe-integer bounds in every schema.
+const count = z.number();
+/** An open object whose fields are described in words: what a model needs, at a fraction of the schema. */
+export const openObject = (description: string) => open(z.looseObject({})).describe(description);
 
-const Layer = outputObject({ status: z.enum(['pass', 'fail', 'warn', 'skip']), errors: z.number(), warnings: z.number(), label: z.string() });
-const CardRound = outputObject({
-  round: z.number(),
-  kind: z.enum(['verify', 'publish']),
-  errors: z.number(),
-  warnings: z.number(),
-  fixed: z.number(),
-  new: z.number(),
-  reappeared: z.number(),
-  autoFixed: z.number(),
-  stopReason: z.string().optional(),
-});
-export const CardSchema = component(
-  'BuildCard',
-  {
-    ok: z.boolean(),
-    publishable: z.boolean(),
-    published: z.boolean(),
-    layers: outputObject({ structure: Layer, renders: Layer, rows: Layer, widgets: Layer }),
-    warnings: z.number(),
-    checked: CheckedSchema,
-    byArtifact: z.array(outputObject({ artifact: Ref, issues: z.array(IssueSchema) })),
-    session: outputObject({ id: z.string(), goal: z.string(), status: z.string(), stopReason: z.string().optional(), rounds: z.array(CardRound) }).optional(),
-  },
-  'The build-health card: the layer verdicts, the issues by artifact, the session rounds.',
+export const CheckedSchema = named('Checked', openObject('What was checked: counts per artifact kind (objects, views, dashboards, widgets, datasets, …).'));
+
+/**
+ * An issue in an answer: the compact form (summary) — a BuildIssue's identifying fields, one
+ * message, its fix, the id of its patch — or every BuildIssue field (full: also path, ref,
+ * suggestions, patch, location, draft). Each issue appears once per answer; the card and the
+ * round refer to it by `id`.
+ */
+export const IssueSchema = named(
+  'Issue',
+  open(
+    z.looseObject({
+      id: z.string(),
+      severity: z.enum(SEVERITIES),
+      code: z.string(),
+      // Inline, not the Ref definition: most tools use it only here, and a $ref costs more than it saves.
+      artifact: open(z.looseObject({ type: z.string(), name: z.string() })),
+      message: z.string(),
+      patchId: z.string().optional(),
+    }),
+  ),
+  'Also layer, member, path, fix, fixSafety, masks, at; full: every BuildIssue field.',
 );
+const Issues = z.array(IssueSchema);
+
+const More = openObject('Left out: errors, warnings, cursor, next.');
+/** What every answer with issues carries: the issues once, what was left out, and how to page. */
+const pageFields = {
+  errors: count,
+  warnings: count,
+  issues: Issues,
+  more: More.optional(),
+};
+/** A summary's index of the errors it does not list (verify_build). */
+const Unlisted = z.array(openObject('{code, count, artifacts}')).describe('Errors not listed.');
+
+export const CardSchema = openObject('The build-health card; byArtifact lists issue ids.');
 
 const NextStep = z.enum(['repair', 'publish', 'stop']);
-export const SessionSchema = component('Session', {
-  id: z.string(),
-  tenant: z.string(),
-  package: z.string(),
-  goal: z.string(),
-  status: z.enum(['open', 'stopped']),
-  stopReason: z.enum(STOP_REASONS).nullable(),
-  bounds: outputObject({ maxRounds: z.number(), noProgressRounds: z.number() }),
-  rounds: z.number(),
-  repairRounds: z.number(),
-  next: NextStep,
-  usage: outputObject({ tokensIn: z.number(), tokensOut: z.number(), costUsd: z.number(), elapsedMs: z.number() }),
-  createdAt: Instant(),
-  publishedAt: Instant().nullable(),
-});
+export const SessionSchema = root('Session', open(z.looseObject({ id: z.string(), status: z.enum(['open', 'stopped']), next: NextStep }))).describe(
+  `Also stopReason (${STOP_REASONS.join('|')}), tenant, package, goal, bounds, rounds, repairRounds, usage, createdAt, publishedAt.`,
+);
+/** A session as answers carry it: where it stands and what it has left. */
+export const SessionBriefSchema = openObject('{id, status, stopReason, next, rounds, repairRounds, remaining {repairRounds, tokens?, usd?, ms?}, usage}');
 
-export const FixChangeSchema = component('FixChange', {
-  artifact: Ref,
-  path: z.string(),
-  old: JsonValueSchema.optional(),
-  new: JsonValueSchema.optional(),
-  code: z.string(),
-});
+export const FixChangeSchema = openObject('{artifact, path, old, new, code}: a value changed.');
 
-export const RoundSchema = component('Round', {
-  round: z.number(),
-  kind: z.enum(['verify', 'publish']),
-  draftHash: z.string(),
-  errors: z.array(z.string()),
-  warnings: z.array(z.string()),
-  diff: outputObject({ fixed: z.array(z.string()), persisting: z.array(z.string()), new: z.array(z.string()), reappeared: z.array(z.string()) }),
-  issues: z.array(IssueSchema),
-  fixes: z.array(FixChangeSchema),
-  stopReason: z.enum(STOP_REASONS).nullable(),
-  next: NextStep,
-  why: z.string(),
-  durationMs: z.number(),
-  createdAt: Instant(),
-});
+export const RoundSchema = named(
+  'Round',
+  open(
+    z.looseObject({
+      round: count,
+      kind: z.enum(['verify', 'publish']),
+      issues: Issues,
+      stopReason: z.enum(STOP_REASONS).nullable(),
+      next: NextStep,
+      why: z.string(),
+    }),
+  ),
+  'Also draftHash, fixes, errors and warnings (fingerprints), diff {fixed, persisting, new, reappeared, masked}, usage, durationMs.',
+);
 
-export const VerifyResultSchema = component('VerifyResult', {
-  ok: z.boolean().describe('No error in any layer (L1, L2, and the latest L3 of the published package).'),
-  publishable: z.boolean().describe('No L1/L2 error: the gate would let a publish through.'),
-  issues: z.array(IssueSchema),
-  checked: CheckedSchema,
-  card: CardSchema,
-  session: SessionSchema.nullable(),
-  fixes: z.array(FixChangeSchema),
-  unchanged: z.boolean().describe('The draft set had not changed since the session’s last round: no round was spent.'),
-});
+export const VerifyResultSchema = root(
+  'VerifyAnswer',
+  open(
+    z.looseObject({
+      ok: z.boolean(),
+      publishable: z.boolean().describe('No L1/L2 error.'),
+      next: NextStep,
+      why: z.string().optional(),
+      draftVersion: z.string().describe('Hash of the graded draft set.'),
+      unchanged: z.boolean(),
+      line: z.string().describe('The card as one line.'),
+      ...pageFields,
+      unlisted: Unlisted.optional(),
+      matching: openObject('Issues matching the filters.').optional(),
+      fixes: z.array(FixChangeSchema).describe('What the safe fixer changed first.'),
+      round: openObject('This round: fixed, persisting, new, reappeared, masked [{id, maskedBy}].').optional(),
+      session: SessionBriefSchema.nullable(),
+      card: CardSchema.optional(),
+    }),
+  ),
+);
 
-export const PublishResultSchema = component('PublishResult', {
-  outcome: z.enum(['published', 'refused', 'nothing_to_publish', 'failed']),
-  published: z.boolean(),
-  ok: z.boolean(),
-  issues: z.array(IssueSchema),
-  checked: CheckedSchema.optional(),
-  items: z.array(outputObject({ type: z.string(), name: z.string(), version: z.number() })).optional(),
-  retired: z.array(outputObject({ type: z.string(), name: z.string() })).optional(),
-  seedApplied: outputObject({ success: z.boolean(), inserted: z.number(), updated: z.number(), skipped: z.number() }).optional(),
-  probes: outputObject({ rows: z.number() }).optional(),
-  schema: z.string(),
-  error: z.string().optional(),
-  card: CardSchema.optional(),
-  session: SessionSchema.nullable(),
-});
+export const PublishResultSchema = root(
+  'PublishAnswer',
+  open(
+    z.looseObject({
+      outcome: z.enum(['published', 'refused', 'nothing_to_publish', 'failed']),
+      published: z.boolean(),
+      ok: z.boolean(),
+      ...pageFields,
+      line: z.string().optional(),
+      schema: z.string(),
+      error: z.string().optional(),
+      session: SessionBriefSchema.nullable(),
+    }),
+  ),
+);
 
-export const WriteResultSchema = component('WriteResult', {
-  staged: z.number().describe('Draft rows written (a view container stages one per view).'),
-  artifacts: z.array(Ref),
-  issues: z.array(IssueSchema).describe('The L1 issues this write caused: present now, absent before it.'),
-  resolved: z.number().describe('L1 issues present before the write and gone after it.'),
-  errors: z.number().describe('L1 errors of the package overlay after the write.'),
-  warnings: z.number(),
-});
+export const WriteResultSchema = root(
+  'WriteAnswer',
+  open(
+    z.looseObject({
+      staged: count,
+      artifacts: z.array(Ref),
+      draftVersion: z.string(),
+      ...pageFields,
+      issues: Issues.describe('The L1 issues the write caused.'),
+      resolved: count.describe('L1 issues it made go away.'),
+    }),
+  ),
+);
+
+export const ApplyFixResultSchema = root(
+  'ApplyFixAnswer',
+  open(
+    z.looseObject({
+      applied: z.array(open(z.looseObject({ patchId: z.string(), issue: z.string() }))),
+      changes: z.array(FixChangeSchema),
+      draftVersion: z.string().describe('The drafts after the patches.'),
+      fixed: z.array(z.string()).describe('Ids of the issues gone.'),
+      ...pageFields,
+      issues: Issues.describe('Issues the patches revealed.'),
+    }),
+  ),
+);
 
 const draftSummary = { type: z.string(), name: z.string(), contentHash: z.string(), updatedAt: Instant(), tombstone: z.boolean() };
 export const DraftSummarySchema = outputObject(draftSummary);
 export const DraftListSchema = component('DraftList', { drafts: z.array(DraftSummarySchema) });
 export const DraftSchema = component('Draft', {
   ...draftSummary,
-  body: JsonValueSchema.describe('The stored body (a view: its config); null for a tombstone.'),
+  body: open(z.looseObject({})).nullable().describe('The stored body (a view: its config); null for a tombstone.'),
   view: outputObject({
     object: z.string().optional(),
     key: z.string().optional(),
@@ -265,7 +317,11 @@ export const DraftSchema = component('Draft', {
 export const DiscardResultSchema = component('DiscardResult', { discarded: z.number() });
 export const SessionListSchema = component('SessionList', { sessions: z.array(SessionSchema) });
 export const RoundListSchema = component('RoundList', { rounds: z.array(RoundSchema) });
-export const HealthSchema = component('Health', { card: CardSchema, line: z.string().describe('The card as one line of text.') });
+export const HealthSchema = component('Health', {
+  card: CardSchema,
+  issues: Issues.describe('Every issue of the card, once.'),
+  line: z.string().describe('The card as one line of text.'),
+});
 export const HealthzSchema = component('Healthz', {
   ok: z.boolean(),
   database: z.enum(['up', 'down']),

@@ -1,5 +1,5 @@
 import { ScopeError, sqlState } from '@bvl/platform';
-import { SessionError } from '@bvl/verify-build';
+import { AnswerError, SessionError } from '@bvl/verify-build';
 
 /** One problem of a rejected request: where (a dotted path into the input) and what. */
 export interface Problem {
@@ -81,7 +81,7 @@ export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
 
 /**
  * The one place a thrown value becomes a response: the caller's mistakes (ApiError, ScopeError,
- * SessionError) with their status; an unreachable database as 503; anything else as 500 (a bug:
+ * SessionError, AnswerError) with their status; an unreachable database as 503; anything else as 500 (a bug:
  * `cause` is kept for the log, never sent).
  */
 export function toErrorResponse(e: unknown): { status: number; body: ErrorBody; cause?: unknown; headers?: Readonly<Record<string, string>> } {
@@ -99,6 +99,8 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody; 
   // SourceError (an unreadable file or folder) is matched by name, as the CLI does.
   if (e instanceof ScopeError || (e as Error | null)?.name === 'SourceError')
     return { status: 400, body: { error: 'invalid_request', message: (e as Error).message } };
+  if (e instanceof AnswerError)
+    return { status: 400, body: { error: 'invalid_request', message: e.message, ...(e.problems.length ? { problems: e.problems } : {}) } };
   if (e instanceof SessionError)
     return e.kind === 'not_found'
       ? { status: 404, body: { error: 'not_found', message: e.message } }

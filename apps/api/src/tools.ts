@@ -4,23 +4,36 @@
 
 import { discardDrafts, fromStoredArtifact, listDrafts, type PackageScope, type PlatformContext, readOverlayRows } from '@bvl/platform';
 import {
+  answerPublish,
+  answerVerify,
+  applyFix,
+  type BuildCard,
   cancelSession,
   cardSession,
+  cardView,
   createSession,
+  type Detail,
   formatCardLine,
+  fullIssue,
   getSession,
+  idLookup,
+  issueIds,
   listRounds,
   listSessions,
   loadSession,
+  pageIssues,
   publishBuild,
   SessionError,
   type SessionView,
+  type ViewOptions,
   verifyBuild,
 } from '@bvl/verify-build';
 import { z } from '@hono/zod-openapi';
-import { retireArtifact, stageArtifact } from './run-draft-writes.ts';
+import { retireArtifact, stageArtifact, stageArtifacts, type WriteResult } from './run-draft-writes.ts';
 import { requirePackage } from './run-packages.ts';
 import {
+  ApplyFixInput,
+  ApplyFixResultSchema,
   ArtifactBodySchema,
   ArtifactTypeSchema,
   DiscardResultSchema,
@@ -35,6 +48,7 @@ import {
   SessionInput,
   SessionListSchema,
   SessionSchema,
+  StageDraftsInput,
   VerifyInput,
   VerifyResultSchema,
   WriteResultSchema,
@@ -50,13 +64,50 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   readonly output: O;
   /** Read-only operations may be retried freely; MCP clients see this as a hint. */
   readonly readOnly: boolean;
-  /** Returns the output the schema describes (checked against it by the MCP server and the tests). */
-  run(ctx: PlatformContext, tenant: string, input: z.output<I>): Promise<object>;
+  /** Returns the output the schema describes (checked against it by the MCP server and the tests), in the surface's default detail. */
+  run(ctx: PlatformContext, tenant: string, input: z.output<I>, surface: Surface): Promise<object>;
+}
+
+/** What differs between the surfaces that serve the tools: the detail an answer has by default (HTTP full, MCP summary). */
+export interface Surface {
+  readonly detail: Detail;
+}
+
+/** A draft write's answer: what it wrote, and the issues it caused in the view every answer uses. */
+function answerWrite(r: WriteResult, options: Pick<ViewOptions, 'detail' | 'limit'>, surface: Surface) {
+  const { issues, issueIds: ids, errors, warnings, ...rest } = r;
+  const page = pageIssues(issues, ids, r.draftVersion, { detail: options.detail, limit: options.limit }, surface.detail);
+  const { detail: _detail, more, ...fields } = page;
+  return {
+    ...rest,
+    errors,
+    warnings,
+    ...fields,
+    ...(more
+      ? {
+          more: {
+            errors: more.errors,
+            warnings: more.warnings,
+            next: `${more.errors + more.warnings} more issue(s) this write caused: verify_build lists every issue, with limit and cursor`,
+          },
+        }
+      : {}),
+  };
+}
+
+/** The build-health card of a package (with a session's rounds when given): what build_health answers and the HTML page draws. */
+export async function healthCard(ctx: PlatformContext, tenant: string, input: { package: string; session?: string | undefined }) {
+  const scope = scopeOf(tenant, input);
+  await requirePackage(ctx, scope);
+  const session = input.session !== undefined ? await packageSession(ctx, scope, input.session) : undefined;
+  const r = await verifyBuild(ctx, scope);
+  const card: BuildCard = session ? { ...r.card, session: cardSession(await loadSession(ctx, scope, session.id)) } : r.card;
+  return { card, issues: r.issues, draftVersion: r.draftVersion };
 }
 
 const defineTool = <I extends z.ZodObject, O extends z.ZodType>(t: Tool<I, O>): Tool<I, O> => t;
 
-const Pkg = { package: PackageParam.describe('The package (a tenant holds several).') };
+const Pkg = { package: PackageParam };
 const Slot = { ...Pkg, type: ArtifactTypeSchema, name: z.string().min(1).max(MAX_NAME) };
 const SessionId = { ...Pkg, id: z.string().min(1).max(100).describe('The session id.') };
 
@@ -74,17 +125,26 @@ export const TOOLS = {
   stage_draft: defineTool({
     name: 'stage_draft',
     title: 'Stage a draft',
-    description:
-      'Stage one artifact (its JSON as in the stack format) as a draft of the package. Answers with the L1 issues this write caused (new since before it) — fix them before staging more.',
+    description: 'Stage one artifact (its stack-format JSON) as a draft. Answers with the L1 issues the write caused.',
     input: z.object({ ...Slot, body: ArtifactBodySchema }),
     output: WriteResultSchema,
     readOnly: false,
-    run: (ctx, tenant, i) => stageArtifact(ctx, scopeOf(tenant, i), { type: i.type, name: i.name, body: i.body }),
+    run: async (ctx, tenant, i, surface) =>
+      answerWrite(await stageArtifact(ctx, scopeOf(tenant, i), { type: i.type, name: i.name, body: i.body }), {}, surface),
+  }),
+  stage_drafts: defineTool({
+    name: 'stage_drafts',
+    title: 'Stage many drafts',
+    description: 'Stage many artifacts at once; answers with the L1 issues they caused.',
+    input: StageDraftsInput.extend(Pkg),
+    output: WriteResultSchema,
+    readOnly: false,
+    run: async (ctx, tenant, i, surface) => answerWrite(await stageArtifacts(ctx, scopeOf(tenant, i), i.artifacts), i, surface),
   }),
   list_drafts: defineTool({
     name: 'list_drafts',
     title: 'List drafts',
-    description: "The package's staged drafts (tombstones included), sorted by type and name.",
+    description: 'The staged drafts (tombstones included).',
     input: z.object(Pkg),
     output: DraftListSchema,
     readOnly: true,
@@ -96,7 +156,7 @@ export const TOOLS = {
   get_draft: defineTool({
     name: 'get_draft',
     title: 'Read a draft',
-    description: 'One staged draft of the package with its stored body (a view: its config, and where it sits in its container).',
+    description: 'One staged draft with its stored body (a view: its config and container).',
     input: z.object(Slot),
     output: DraftSchema,
     readOnly: true,
@@ -120,7 +180,7 @@ export const TOOLS = {
   discard_drafts: defineTool({
     name: 'discard_drafts',
     title: 'Discard drafts',
-    description: "Discard the package's drafts: all of them, or only the listed artifacts.",
+    description: 'Discard all drafts, or the listed ones.',
     input: z.object({ ...Pkg, artifacts: z.array(z.object({ type: ArtifactTypeSchema, name: z.string().min(1).max(MAX_NAME) })).optional() }),
     output: DiscardResultSchema,
     readOnly: false,
@@ -137,19 +197,37 @@ export const TOOLS = {
     input: z.object(Slot),
     output: WriteResultSchema,
     readOnly: false,
-    run: (ctx, tenant, i) => retireArtifact(ctx, scopeOf(tenant, i), { type: i.type, name: i.name }),
+    run: async (ctx, tenant, i, surface) => answerWrite(await retireArtifact(ctx, scopeOf(tenant, i), { type: i.type, name: i.name }), {}, surface),
   }),
   verify_build: defineTool({
     name: 'verify_build',
     title: 'Verify the build',
     description:
-      'L1 graph lint + L2 render contract over published ⊕ drafts, plus the latest L3 runtime probes. In a session the safe fixer runs first and the round is recorded; `session.next` says whether to repair, publish or stop. Blocking issues are data: ok=false, publishable=false.',
+      'L1 graph lint + L2 render contract over published ⊕ drafts, plus the latest L3 probes. In a session the safe fixer runs first and the round is recorded; `next` says repair, publish or stop. Issues are data (ok=false), errors first; `more` says what a page left out.',
     input: VerifyInput.extend(Pkg),
     output: VerifyResultSchema,
     readOnly: false,
-    run: async (ctx, tenant, i) => {
+    run: async (ctx, tenant, i, surface) => {
       await requirePackage(ctx, scopeOf(tenant, i));
-      return verifyBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, fix: i.fix });
+      return answerVerify(await verifyBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, fix: i.fix }), i, surface.detail);
+    },
+  }),
+  apply_fix: defineTool({
+    name: 'apply_fix',
+    title: 'Apply offered patches',
+    description:
+      'Apply the patches of issues by patchId (from the latest answer). Verified in memory first; refused, nothing applied, if the drafts changed since they were offered or a patch does not fix its issue.',
+    input: ApplyFixInput.extend(Pkg),
+    output: ApplyFixResultSchema,
+    readOnly: false,
+    run: async (ctx, tenant, i, surface) => {
+      const scope = scopeOf(tenant, i);
+      await requirePackage(ctx, scope);
+      const r = await applyFix(ctx, { ...scope, patches: i.patches, draftVersion: i.draftVersion });
+      const { issues, errors, warnings, ...rest } = r;
+      const ids = issueIds(issues);
+      const { detail: _detail, ...page } = pageIssues(issues, ids, r.draftVersion, { detail: i.detail, limit: i.limit }, surface.detail);
+      return { ...rest, errors, warnings, ...page };
     },
   }),
   publish: defineTool({
@@ -160,31 +238,32 @@ export const TOOLS = {
     input: PublishInput.extend(Pkg),
     output: PublishResultSchema,
     readOnly: false,
-    run: async (ctx, tenant, i) => {
+    run: async (ctx, tenant, i, surface) => {
       await requirePackage(ctx, scopeOf(tenant, i));
-      return publishBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, dropData: i.dropData, env: i.env });
+      return answerPublish(
+        await publishBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, dropData: i.dropData, env: i.env }),
+        i,
+        surface.detail,
+      );
     },
   }),
   build_health: defineTool({
     name: 'build_health',
     title: 'Build-health card',
-    description: 'The build-health card of the package: structure, renders, rows, widgets, warnings, the issues by artifact and (given a session) its rounds.',
+    description: 'The build-health card (structure, renders, rows, widgets, warnings; issue ids by artifact) and, given a session, its rounds.',
     input: z.object({ ...Pkg, session: z.string().min(1).max(100).optional() }),
     output: HealthSchema,
     readOnly: true,
     run: async (ctx, tenant, i) => {
-      const scope = scopeOf(tenant, i);
-      await requirePackage(ctx, scope);
-      const session = i.session !== undefined ? await packageSession(ctx, scope, i.session) : undefined;
-      const { card } = await verifyBuild(ctx, scope);
-      const full = session ? { ...card, session: cardSession(await loadSession(ctx, scope, session.id)) } : card;
-      return { card: full, line: formatCardLine(full) };
+      const { card, issues, draftVersion } = await healthCard(ctx, tenant, i);
+      const ids = issueIds(issues);
+      return { card: cardView(card, idLookup(issues, ids)), issues: issues.map((x, k) => fullIssue(x, ids[k]!, draftVersion)), line: formatCardLine(card) };
     },
   }),
   create_session: defineTool({
     name: 'create_session',
     title: 'Start a build session',
-    description: 'Start a bounded build session towards a goal (default: 2 repair rounds). Pass its id to verify_build and publish.',
+    description: 'Start a bounded build session towards a goal (default 2 repair rounds); pass its id to verify_build and publish.',
     input: SessionInput.extend(Pkg),
     output: SessionSchema,
     readOnly: false,
@@ -193,7 +272,7 @@ export const TOOLS = {
   get_session: defineTool({
     name: 'get_session',
     title: 'Read a session',
-    description: 'A build session: status, stop reason, rounds, usage, and the next step.',
+    description: 'A build session: status, stop reason, rounds, usage, next step.',
     input: z.object(SessionId),
     output: SessionSchema,
     readOnly: true,
@@ -214,13 +293,15 @@ export const TOOLS = {
   list_rounds: defineTool({
     name: 'list_rounds',
     title: "A session's rounds",
-    description: 'Every recorded round of a session: issues, fingerprints fixed/new/reappeared, auto-fixes, the decision.',
+    description: "A session's rounds: issues, what moved, auto-fixes, the decision.",
     input: z.object(SessionId),
     output: RoundListSchema,
     readOnly: true,
     run: async (ctx, tenant, i) => {
       await packageSession(ctx, scopeOf(tenant, i), i.id);
-      return { rounds: await listRounds(ctx, { tenant, id: i.id }) };
+      const rounds = await listRounds(ctx, { tenant, id: i.id });
+      // Each round's issues with their ids (no patch ids: those are bound to drafts as they are now).
+      return { rounds: rounds.map((r) => ({ ...r, issues: ((ids) => r.issues.map((x, k) => fullIssue(x, ids[k]!, undefined)))(issueIds(r.issues)) })) };
     },
   }),
   cancel_session: defineTool({
@@ -255,7 +336,10 @@ export function outcomeOf(name: ToolName, output: object): { outcome: string; se
       return { outcome: o.ok ? 'clean' : o.publishable ? 'runtime_errors' : 'errors', ...round };
     case 'publish':
       return { outcome: o.outcome ?? 'unknown', ...round };
+    case 'apply_fix':
+      return { outcome: 'applied' };
     case 'stage_draft':
+    case 'stage_drafts':
     case 'retire_artifact':
       return { outcome: o.errors ? 'staged_with_errors' : 'staged' };
     default:

@@ -76,7 +76,15 @@ describe('a real server', () => {
       headers: { authorization: `Bearer ${server.demo!.token}` },
     });
     expect(http.status).toBe(200);
-    expect(((await http.json()) as { issues: unknown }).issues).toEqual(out.issues);
+    // HTTP answers in full by default, MCP in summary: the same issues, by the same ids; the compact
+    // form is a BuildIssue's identifying fields, one message, its fix and its patch id.
+    const full = ((await http.json()) as { issues: Array<Record<string, unknown>> }).issues;
+    expect(full.map((i) => i.id)).toEqual(out.issues.map((i) => (i as { id?: string }).id));
+    const compact = ['id', 'layer', 'severity', 'code', 'artifact', 'member', 'path', 'message', 'fix', 'patchId', 'fixSafety', 'masks'];
+    for (const [k, i] of out.issues.entries()) {
+      expect(Object.keys(i).filter((key) => !compact.includes(key))).toEqual([]);
+      expect(i).toMatchObject({ code: full[k]!.code, message: full[k]!.message });
+    }
   });
 
   it('publish with L1/L2 errors is refused over MCP and over HTTP alike, and nothing is published', async () => {
@@ -105,7 +113,7 @@ describe('a real server', () => {
     body.widgets[2].dataset = 'exp_expense_metrics';
     const half = (await call('stage_draft', { package: 'expense', type: 'dashboard', name: 'exp_spending', body })).structuredContent as any;
     expect(half).toMatchObject({ resolved: 1, errors: 1 });
-    expect(half.issues.map((i: { code: string; path: string }) => [i.code, i.path])).toEqual([['unknown_measure', '/widgets/2/values/0']]);
+    expect(half.issues.map((i: { code: string; member: string }) => [i.code, i.member])).toEqual([['unknown_measure', 'budget_left']]);
     body.widgets[2].values = ['approved_amount'];
     const staged = (await call('stage_draft', { package: 'expense', type: 'dashboard', name: 'exp_spending', body })).structuredContent as any;
     expect(staged).toMatchObject({ issues: [], resolved: 1, errors: 0 });

@@ -1,3 +1,4 @@
+import { ViewOptionsSchema } from '@bvl/verify-build';
 import type OpenAI from 'openai';
 import { z } from 'zod';
 
@@ -42,8 +43,18 @@ export const AGENT_TOOLS = {
   },
   verify_build: {
     description:
-      'Verifies every draft over the published app (structure and rendering; safe fixes are applied for you) and says what to do next: repair, publish, or stop.',
-    input: z.strictObject({}),
+      'Verifies every draft over the published app (structure and rendering; safe fixes are applied for you) and says what to do next: repair, publish, or stop. Errors come first, 20 at a time: more.cursor fetches the next page; codes, severity, layer and artifact filter.',
+    // The view options every surface takes; optional fields are nullable too (models send null for "not given").
+    input: z.strictObject(
+      Object.fromEntries(Object.entries(ViewOptionsSchema.shape).map(([k, v]) => [k, v.unwrap().nullable().optional()])) as {
+        [K in keyof typeof ViewOptionsSchema.shape]: z.ZodOptional<z.ZodNullable<ReturnType<(typeof ViewOptionsSchema.shape)[K]['unwrap']>>>;
+      },
+    ),
+  },
+  apply_fix: {
+    description:
+      'Applies the patches of issues by their patchId (from the latest verify_build or stage_draft answer), verified first; refused if the drafts changed since.',
+    input: z.strictObject({ patches: z.array(z.string().min(1).max(100)).min(1).max(100).describe('patchId values.') }),
   },
   publish: {
     description: 'Publishes the drafts. Allowed only when the last verify_build said next: "publish" and nothing changed since.',

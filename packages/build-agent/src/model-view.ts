@@ -1,63 +1,40 @@
-import type { BuildIssue } from '@bvl/build-issue';
+import { type BuildIssue, sortIssues } from '@bvl/build-issue';
 import type { RawArtifact } from '@bvl/metadata';
-import { formatCardLine, type PublishBuildResult, type VerifyBuildResult } from '@bvl/verify-build';
+import {
+  answerPublish,
+  answerVerify,
+  type IssuePage,
+  issueIds,
+  type PublishAnswer,
+  type PublishBuildResult,
+  pageIssues,
+  type VerifyAnswer,
+  type VerifyBuildResult,
+  type ViewOptions,
+} from '@bvl/verify-build';
 
-// What the model reads of bvl's answers: compact, sorted JSON. Pure.
+// What the model reads of bvl's answers: the one answer view every surface uses (verify-build's
+// answerVerify / answerPublish / pageIssues, in summary detail), as compact JSON. Pure.
 
-/** Issues shown to the model per answer; the rest are counted. */
-export const MAX_ISSUES_SHOWN = 40;
 /** Longest artifact body get_artifact returns (characters of JSON). */
 export const MAX_BODY_CHARS = 100_000;
 
-/** An issue as the model reads it. */
-export function issueForModel(i: BuildIssue): Record<string, unknown> {
-  return {
-    severity: i.severity,
-    code: i.code,
-    artifact: `${i.artifact.type} ${i.artifact.name}`,
-    ...(i.path !== undefined ? { path: i.path } : {}),
-    message: i.message,
-    ...(i.fix ? { fix: i.fix } : {}),
-    ...(i.suggestions?.length ? { suggestions: i.suggestions } : {}),
-  };
+/** Issues for the model (the compact form, a page of them, what was left out), as verify_build, stage_draft and the rest answer them. */
+export function issuesForModel(issues: readonly BuildIssue[], draftVersion?: string): Omit<IssuePage, 'detail'> {
+  const sorted = sortIssues(issues);
+  const { detail: _detail, ...page } = pageIssues(sorted, issueIds(sorted), draftVersion, {}, 'summary');
+  return page;
 }
 
-/** Issues for the model: at most MAX_ISSUES_SHOWN, and how many more there are. */
-export function issuesForModel(issues: readonly BuildIssue[]): { issues: Record<string, unknown>[]; moreIssues?: number } {
-  const shown = issues.slice(0, MAX_ISSUES_SHOWN).map(issueForModel);
-  return issues.length > MAX_ISSUES_SHOWN ? { issues: shown, moreIssues: issues.length - MAX_ISSUES_SHOWN } : { issues: shown };
-}
-
-/** verify_build's answer for the model: what to do next and why, what bvl fixed, what is left. */
-export function verifyForModel(r: VerifyBuildResult, why: string | undefined): Record<string, unknown> {
-  const s = r.session;
-  return {
-    next: s?.next ?? (r.publishable ? 'publish' : 'repair'),
-    ...(s?.stopReason ? { stopReason: s.stopReason } : {}),
-    ...(why ? { why } : {}),
-    ...(s ? { repairRoundsUsed: s.repairRounds, repairRoundsLeft: Math.max(0, s.bounds.maxRounds - s.repairRounds) } : {}),
-    ...(r.unchanged ? { unchanged: 'no draft changed since the last verify_build: this cost no round' } : {}),
-    card: formatCardLine(r.card),
-    ...(r.fixes.length
-      ? { fixedForYou: r.fixes.map((f) => ({ artifact: `${f.artifact.type} ${f.artifact.name}`, path: f.path, old: f.old, new: f.new, code: f.code })) }
-      : {}),
-    errors: r.issues.filter((i) => i.severity === 'error').length,
-    warnings: r.issues.filter((i) => i.severity === 'warning').length,
-    ...issuesForModel(r.issues),
-  };
+/** verify_build's answer for the model: the same answer the MCP tools give (summary by default; the agent may page and filter). */
+export function verifyForModel(r: VerifyBuildResult, options: { readonly [K in keyof ViewOptions]?: ViewOptions[K] | null } = {}): VerifyAnswer {
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== null && v !== undefined)) as ViewOptions;
+  return answerVerify(r, given, 'summary');
 }
 
 /** publish's answer for the model. */
-export function publishForModel(r: PublishBuildResult): Record<string, unknown> {
-  return {
-    outcome: r.outcome,
-    published: r.published,
-    ...(r.session ? { next: r.session.next, ...(r.session.stopReason ? { stopReason: r.session.stopReason } : {}) } : {}),
-    ...(r.card ? { card: formatCardLine(r.card) } : {}),
-    ...(r.error ? { error: r.error } : {}),
-    ...(r.outcome === 'nothing_to_publish' ? { why: 'there are no drafts: stage the app first' } : {}),
-    ...issuesForModel(r.issues),
-  };
+export function publishForModel(r: PublishBuildResult): PublishAnswer & { readonly why?: string } {
+  return { ...answerPublish(r, {}, 'summary'), ...(r.outcome === 'nothing_to_publish' ? { why: 'there are no drafts: stage the app first' } : {}) };
 }
 
 /** An artifact as get_artifact returns it: the stack-format body (a view as a view item). */

@@ -120,8 +120,16 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     const rounds = await listRounds(platform, { tenant: scope.tenant, id: result.session.id });
     expect(rounds[0]!.fixes.map((f) => f.code)).toEqual(['unknown_measure', 'view_type_fallback']);
     const firstVerify = JSON.parse(llm.requests[2]!.body.messages.at(-1).content);
-    expect(firstVerify).toMatchObject({ next: 'repair', errors: 1, fixedForYou: [{ code: 'unknown_measure' }, { code: 'view_type_fallback' }] });
-    expect(firstVerify.issues).toEqual([expect.objectContaining({ code: 'dangling_dataset', artifact: 'dashboard exp_spending', path: '/widgets/2/dataset' })]);
+    expect(firstVerify).toMatchObject({ next: 'repair', errors: 1, fixes: [{ code: 'unknown_measure' }, { code: 'view_type_fallback' }] });
+    // The agent reads the answer every MCP client reads: compact issues, each once.
+    expect(firstVerify.issues).toEqual([
+      expect.objectContaining({
+        code: 'dangling_dataset',
+        artifact: { type: 'dashboard', name: 'exp_spending' },
+        member: 'budget_left',
+        path: '/widgets/2/dataset',
+      }),
+    ]);
     // Every request carries the tools (JSON schema from zod), the model, and the key.
     expect(llm.requests).toHaveLength(6);
     const first = llm.requests[0]!;
@@ -293,7 +301,7 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     const errors = llm.requests[1]!.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => JSON.parse(m.content).error);
     expect(errors).toEqual([
       expect.stringMatching(/^the arguments of stage_draft are not valid JSON/),
-      'unknown tool "drop_table"; the tools are: list_artifacts, get_artifact, stage_draft, discard_draft, retire_artifact, verify_build, publish',
+      'unknown tool "drop_table"; the tools are: list_artifacts, get_artifact, stage_draft, discard_draft, retire_artifact, verify_build, apply_fix, publish',
       expect.stringMatching(/^invalid arguments for get_artifact: type: Invalid option/),
       'drafts changed since the last verify_build (or none ran): call verify_build first',
       'no dashboard named "exp_spendin"; did you mean exp_spending?',
@@ -347,7 +355,9 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     expect(llm.requests).toHaveLength(6);
     const told = llm.requests[2]!.body.messages.at(-1);
     expect(told.role).toBe('user');
-    expect(told.content).toMatch(/^You used the 2 model turns of this round, so bvl ran verify_build for you: \{"next":"repair"/);
+    expect(told.content).toMatch(
+      /^You used the 2 model turns of this round, so bvl ran verify_build for you: \{"ok":false,"publishable":false,"next":"repair"/,
+    );
   });
 
   it('an agent that ends its turn when verify says publish is published by bvl', async () => {

@@ -2,6 +2,7 @@ import { type BuildIssue, sortIssues } from '@bvl/build-issue';
 import { mergeOverlay } from '@bvl/metadata';
 import { latestProbeResult, overlayOf, type PackageScope, type PlatformContext, readOverlayRows } from '@bvl/platform';
 import {
+  AnswerError,
   type BuildCard,
   buildCard,
   cancelSession,
@@ -28,7 +29,7 @@ import { publishForModel, toolJson, verifyForModel } from './model-view.ts';
 import { ModelCallError, type RetryNotice, runChat } from './run-chat.ts';
 import { type IntentReview, reviewIntent } from './run-intent-review.ts';
 import { openingMessage } from './run-opening-message.ts';
-import { discardDraft, getArtifact, listArtifacts, retireArtifact, stageDraft, type ToolAnswer } from './run-store-tool.ts';
+import { applyPatches, discardDraft, getArtifact, listArtifacts, retireArtifact, stageDraft, type ToolAnswer } from './run-store-tool.ts';
 import { systemPrompt } from './system-prompt.ts';
 import { type AgentUsage, UsageMeter } from './usage-meter.ts';
 
@@ -170,8 +171,10 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
         return discardDraft(platform, scope, call.input.type, call.input.name);
       case 'retire_artifact':
         return retireArtifact(platform, scope, call.input.type, call.input.name);
+      case 'apply_fix':
+        return applyPatches(platform, scope, call.input.patches);
       case 'verify_build':
-        return verifyNow().then(async (r) => ({ content: verifyForModel(r, await lastWhy()) }));
+        return verifyNow().then((r) => ({ content: verifyForModel(r, call.input) }));
       case 'publish':
         if (dirty)
           return Promise.resolve({ content: { error: 'drafts changed since the last verify_build (or none ran): call verify_build first' }, error: true });
@@ -190,7 +193,12 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       return toolJson(a.content);
     } catch (e) {
       if (signal?.aborted) throw e;
-      return toolJson({ error: `${parsed.name satisfies AgentToolName} failed: ${(e as Error)?.message ?? String(e)}` });
+      // A caller's mistake in what it asked of an answer (an unknown code, another answer's cursor) names each problem.
+      const problems = e instanceof AnswerError ? e.problems.map((p) => `${p.path}: ${p.message}`) : [];
+      return toolJson({
+        error: `${parsed.name satisfies AgentToolName} failed: ${(e as Error)?.message ?? String(e)}`,
+        ...(problems.length ? { problems } : {}),
+      });
     }
   };
 
@@ -199,7 +207,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   const intervene = async (reason: string) => {
     const before = session.rounds;
     const v = await verifyNow();
-    let told = `${reason}, so bvl ran verify_build for you: ${toolJson(verifyForModel(v, await lastWhy()))}`;
+    let told = `${reason}, so bvl ran verify_build for you: ${toolJson(verifyForModel(v))}`;
     if (session.status === 'open' && next === 'publish')
       told = `${reason}; verify_build said publish, so bvl published for you: ${toolJson(publishForModel(await publishNow()))}`;
     if (session.status !== 'open') return;

@@ -86,7 +86,7 @@ describe('the store tools', () => {
     });
     expect(r.changed).toBe(true);
     expect(content(r).staged).toEqual(['view exp_report.default']);
-    expect(content(r).issues.map((i: any) => [i.code, i.artifact, i.path])).toEqual([
+    expect(content(r).issues.map((i: any) => [i.code, `${i.artifact.type} ${i.artifact.name}`, i.path])).toEqual([
       ['unknown_field', 'view exp_report.default', '/list/columns/1'],
       ['view_type_fallback', 'view exp_report.default', '/list/type'],
     ]);

@@ -1,6 +1,18 @@
+import { sortIssues } from '@bvl/build-issue';
 import { artifactKey, didYouMean, mergeOverlay } from '@bvl/metadata';
-import { discardDrafts, listDrafts, type PackageScope, type PlatformContext, readOverlay, readOverlayRows, stageDrafts, stageTombstones } from '@bvl/platform';
+import {
+  discardDrafts,
+  listDrafts,
+  overlayOf,
+  type PackageScope,
+  type PlatformContext,
+  readOverlay,
+  readOverlayRows,
+  stageDrafts,
+  stageTombstones,
+} from '@bvl/platform';
 import { verify } from '@bvl/verify';
+import { applyFix, draftHash } from '@bvl/verify-build';
 import type { AgentArtifactType } from './agent-tools.ts';
 import { collectDraft } from './collect-draft.ts';
 import { artifactForModel, issuesForModel } from './model-view.ts';
@@ -80,13 +92,15 @@ export async function stageDraft(
   const collected = collectDraft(input.type, input.name, input.body);
   if (!collected.ok) return fail(collected.error);
   await stageDrafts(ctx, scope, collected.artifacts);
-  const overlay = await readOverlay(ctx, scope);
+  const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
+  const overlay = overlayOf(rows, scope.package);
   const staged = new Set(collected.artifacts.map((a) => artifactKey(a.type, a.name)));
-  const mine = verify(overlay.published, overlay.drafts).issues.filter((i) => staged.has(artifactKey(i.artifact.type, i.artifact.name)));
+  const all = sortIssues(verify(overlay.published, overlay.drafts).issues);
+  const mine = all.filter((i) => staged.has(artifactKey(i.artifact.type, i.artifact.name)));
   return {
     content: {
       staged: collected.artifacts.map((a) => `${a.type} ${a.name}`),
-      ...issuesForModel(mine),
+      ...issuesForModel(mine, draftHash(rows, scope.package)),
       note: mine.length
         ? 'these issues are in what you staged (some may resolve once the artifacts they name are staged too)'
         : 'no issue in what you staged; call verify_build when the drafts are complete',
@@ -114,4 +128,21 @@ export async function discardDraft(ctx: PlatformContext, scope: PackageScope, ty
 export async function retireArtifact(ctx: PlatformContext, scope: PackageScope, type: AgentArtifactType, name: string): Promise<ToolAnswer> {
   await stageTombstones(ctx, scope, [{ type, name }]);
   return { content: { retiring: `${type} ${name}`, note: 'references to it now dangle: change them too, then verify_build' }, changed: true };
+}
+
+/** apply_fix: the patches of issues by patch id (bound to the drafts they were offered on), verified first. */
+export async function applyPatches(ctx: PlatformContext, scope: PackageScope, patches: readonly string[]): Promise<ToolAnswer> {
+  const r = await applyFix(ctx, { ...scope, patches });
+  return {
+    content: {
+      applied: r.applied.map((a) => `${a.code} in ${a.artifact.type} ${a.artifact.name}`),
+      changes: r.changes,
+      draftVersion: r.draftVersion,
+      fixed: r.fixed.length,
+      errors: r.errors,
+      warnings: r.warnings,
+      ...issuesForModel(r.issues, r.draftVersion),
+    },
+    changed: true,
+  };
 }

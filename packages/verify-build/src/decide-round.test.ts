@@ -43,12 +43,48 @@ describe('decideRound', () => {
 
   it('compares rounds of the same kind: an L3 fingerprint absent from verify rounds is not "reappeared"', () => {
     const d = decideRound({ kind: 'publish', history: [v('a'), p('e1'), v()], errors: ['e1'], warnings: [], bounds: bounds({ maxRounds: 5 }), usage });
-    expect(d.diff).toEqual({ fixed: [], persisting: ['e1'], new: [], reappeared: [] });
+    expect(d.diff).toEqual({ fixed: [], persisting: ['e1'], new: [], reappeared: [], masked: [] });
     expect(d.stop).toBeUndefined();
   });
 
   it('diffs fixed / persisting / new / reappeared by fingerprint', () => {
-    expect(diffRound([v('a', 'b'), v('b', 'c')], 'verify', ['a', 'c', 'd'])).toEqual({ fixed: ['b'], persisting: ['c'], new: ['d'], reappeared: ['a'] });
+    expect(diffRound([v('a', 'b'), v('b', 'c')], 'verify', ['a', 'c', 'd'])).toEqual({
+      fixed: ['b'],
+      persisting: ['c'],
+      new: ['d'],
+      reappeared: ['a'],
+      masked: [],
+    });
+  });
+
+  it('a masked issue is not fixed: masked while hidden, persisting when it shows again, never an oscillation', () => {
+    // Round 1 reports m (a measure); round 2 breaks the widget's dataset (d masks m); round 3 repairs the binding: m shows again.
+    const masked = decideRound({ kind: 'verify', history: [v('m')], errors: ['d'], warnings: [], bounds: bounds({ maxRounds: 5 }), usage, masked: ['m'] });
+    expect(masked.diff).toEqual({ fixed: [], persisting: [], new: ['d'], reappeared: [], masked: ['m'] });
+    const back = decideRound({
+      kind: 'verify',
+      history: [v('m'), { ...v('d'), masked: ['m'] }],
+      errors: ['m'],
+      warnings: [],
+      bounds: bounds({ maxRounds: 5 }),
+      usage,
+    });
+    expect(back.diff).toEqual({ fixed: ['d'], persisting: ['m'], new: [], reappeared: [], masked: [] });
+    expect(back.stop).toBeUndefined();
+  });
+
+  it('a masked error still counts towards no_progress', () => {
+    const d = decideRound({
+      kind: 'verify',
+      history: [v('a'), { ...v('b'), masked: ['a'] }],
+      errors: ['b'],
+      warnings: [],
+      bounds: bounds({ maxRounds: 5, noProgressRounds: 2 }),
+      usage,
+      masked: ['a'],
+    });
+    expect(d.diff.fixed).toEqual([]);
+    expect(d.stop).toBe('no_progress');
   });
 });
 

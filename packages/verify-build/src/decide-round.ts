@@ -9,6 +9,8 @@ export interface PastRound {
   /** Fingerprints of the round's blocking issues (L1+L2 errors of a verify round, L3 errors of a publish round). */
   readonly errors: readonly string[];
   readonly warnings: readonly string[];
+  /** Fingerprints of earlier issues that this round could not check (masked by another issue): still there, unseen. */
+  readonly masked?: readonly string[] | undefined;
 }
 
 /** How this round's issues relate to the previous round of the same kind, by fingerprint. */
@@ -21,6 +23,8 @@ export interface RoundDiff {
   readonly new: string[];
   /** Seen in an earlier round, absent from the previous one, back now. */
   readonly reappeared: string[];
+  /** In the previous round, not checkable now: another issue masks it (never counted as fixed). */
+  readonly masked: string[];
 }
 
 /** What the agent should do next. */
@@ -47,21 +51,31 @@ export interface RoundInput {
   readonly bounds: SessionBounds;
   readonly usage: SessionUsage;
   readonly cancelled?: boolean;
+  /** Fingerprints of earlier issues that this round's issues mask (see mask-issues.ts). */
+  readonly masked?: readonly string[] | undefined;
 }
 
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 
-/** Fixed / persisting / new / reappeared against the earlier rounds of the same kind (errors and warnings). */
-export function diffRound(history: readonly PastRound[], kind: RoundKind, now: readonly string[]): RoundDiff {
+const seen = (r: PastRound) => [...r.errors, ...r.warnings, ...(r.masked ?? [])];
+
+/**
+ * Fixed / persisting / new / reappeared / masked against the earlier rounds of the same kind
+ * (errors and warnings). An issue a round could not check (`masked`) was not fixed: it is
+ * `masked` while hidden, and `persisting` when it shows again.
+ */
+export function diffRound(history: readonly PastRound[], kind: RoundKind, now: readonly string[], masked: readonly string[] = []): RoundDiff {
   const same = history.filter((r) => r.kind === kind);
-  const prev = new Set(same.length ? [...same[same.length - 1]!.errors, ...same[same.length - 1]!.warnings] : []);
-  const earlier = new Set(same.slice(0, -1).flatMap((r) => [...r.errors, ...r.warnings]));
+  const prev = new Set(same.length ? seen(same[same.length - 1]!) : []);
+  const earlier = new Set(same.slice(0, -1).flatMap(seen));
   const cur = new Set(now);
+  const hidden = new Set(masked.filter((f) => !cur.has(f)));
   return {
-    fixed: sorted([...prev].filter((f) => !cur.has(f))),
+    fixed: sorted([...prev].filter((f) => !cur.has(f) && !hidden.has(f))),
     persisting: sorted([...cur].filter((f) => prev.has(f))),
     new: sorted([...cur].filter((f) => !prev.has(f) && !earlier.has(f))),
     reappeared: sorted([...cur].filter((f) => !prev.has(f) && earlier.has(f))),
+    masked: sorted(hidden),
   };
 }
 
@@ -84,8 +98,9 @@ export function decideRound(input: RoundInput): RoundDecision {
     history.map((r) => ({ ...r, warnings: [] })),
     kind,
     errors,
+    input.masked,
   );
-  const diff = diffRound(history, kind, [...errors, ...warnings]);
+  const diff = diffRound(history, kind, [...errors, ...warnings], input.masked);
   const repairRounds = repairRoundsOf(history) + (kind === 'verify' && history.some((r) => r.kind === 'verify') ? 1 : 0);
   const decided = (stop: StopReason | undefined, next: NextStep, why: string): RoundDecision => ({ diff, ...(stop ? { stop } : {}), next, why, repairRounds });
 
@@ -98,7 +113,8 @@ export function decideRound(input: RoundInput): RoundDecision {
     return decided('oscillation', 'stop', `${errorDiff.reappeared.length} issue(s) an earlier round fixed are back: the repairs undo each other`);
   if (repairRounds >= bounds.maxRounds)
     return decided('max_rounds', 'stop', `all ${bounds.maxRounds} repair round(s) are used and ${errors.length} error(s) remain`);
-  const same = [...history.filter((r) => r.kind === kind).map((r) => r.errors.length), errors.length];
+  // A masked error is not progress: it still counts (every code MASKS hides is an error).
+  const same = [...history.filter((r) => r.kind === kind).map((r) => r.errors.length + (r.masked?.length ?? 0)), errors.length + diff.masked.length];
   const k = bounds.noProgressRounds;
   if (same.length > k && same.slice(-k - 1).every((n, i, xs) => i === 0 || n >= xs[i - 1]!))
     return decided('no_progress', 'stop', `the error count has not gone down for ${k} round(s) (${same.slice(-k - 1).join(' → ')})`);

@@ -1,3 +1,29 @@
+export {
+  answerPublish,
+  answerVerify,
+  type MaskedIssue,
+  type PublishAnswer,
+  type RoundBrief,
+  remainingOf,
+  type SessionBrief,
+  type SessionRemaining,
+  sessionBrief,
+  type VerifyAnswer,
+} from './answer-verify.ts';
+export {
+  type AnswerIssue,
+  type CardView,
+  cardView,
+  compactIssue,
+  type FullAnswerIssue,
+  fullIssue,
+  type IssuePage,
+  idLookup,
+  MAX_UNLISTED_ARTIFACTS,
+  type MoreIssues,
+  pageIssues,
+  type UnlistedErrors,
+} from './answer-view.ts';
 export { type BuildCard, buildCard, type CardLayer, type CardProbes, type CardRound } from './build-card.ts';
 export {
   decideRound,
@@ -12,7 +38,11 @@ export {
 } from './decide-round.ts';
 export { draftHash } from './draft-hash.ts';
 export { formatCardLine, formatCardText } from './format-card-text.ts';
+export { type ChosenPatch, choosePatches, issueIds, issueOfPatchId, MAX_PATCHES, patchIdOf } from './issue-ids.ts';
+export { MASKS, maskerOf, masks, masksOf } from './mask-issues.ts';
+export { type PatchedArtifacts, patchArtifacts } from './patch-artifacts.ts';
 export { renderCardHtml } from './render-card-html.ts';
+export { type ApplyFixInput, type ApplyFixResult, applyFix } from './run-apply-fix.ts';
 export { type FixReport, fixDrafts, MAX_FIX_PASSES } from './run-fix-drafts.ts';
 export { type ProbeSummary, type PublishBuildInput, type PublishBuildResult, publishBuild } from './run-publish-build.ts';
 export {
@@ -21,6 +51,7 @@ export {
   type ExternalStopReason,
   type FixChange,
   getSession,
+  lastRoundIssues,
   listRounds,
   listSessions,
   loadSession,
@@ -31,7 +62,7 @@ export {
   sessionOf,
   stopSession,
 } from './run-session-store.ts';
-export { cardProbes, cardSession, type VerifyBuildInput, type VerifyBuildResult, verifyBuild } from './run-verify-build.ts';
+export { cardProbes, cardSession, maskedSince, type VerifyBuildInput, type VerifyBuildResult, verifyBuild } from './run-verify-build.ts';
 export {
   DEFAULT_MAX_ROUNDS,
   DEFAULT_NO_PROGRESS_ROUNDS,
@@ -44,3 +75,19 @@ export {
   type StopReason,
 } from './session-bounds.ts';
 export { MAX_GOAL_LENGTH, SessionError } from './session-error.ts';
+export {
+  AnswerError,
+  type AnswerProblem,
+  DEFAULT_SUMMARY_LIMIT,
+  DETAILS,
+  type Detail,
+  encodeCursor,
+  filtersOf,
+  MAX_FILTER_CODES,
+  MAX_LIMIT,
+  resolvePage,
+  type ViewFilters,
+  type ViewOptions,
+  ViewOptionsSchema,
+  versionTag,
+} from './view-options.ts';

@@ -197,7 +197,7 @@ function toRound(r: RoundRow, issues: readonly BuildIssue[]): RoundView {
     draftHash: r.draft_hash,
     errors: fp.errors,
     warnings: fp.warnings,
-    diff: { fixed: diff.fixed, persisting: diff.persisting, new: diff.new, reappeared: diff.reappeared },
+    diff: { fixed: diff.fixed, persisting: diff.persisting, new: diff.new, reappeared: diff.reappeared, masked: diff.masked ?? [] },
     issues,
     fixes: r.fixes as FixChange[],
     stopReason: (r.stop_reason as StopReason | null) ?? null,
@@ -296,6 +296,27 @@ export async function listRounds(ctx: PlatformContext, input: { readonly tenant:
   return rows.map((r) => toRound(r, r.issues as BuildIssue[]));
 }
 
+/**
+ * The issues of the session's last round of a kind, and the earlier issues it could not check
+ * (masked): what the next round's diff tells fixed from masked by.
+ */
+export async function lastRoundIssues(
+  ctx: PlatformContext,
+  id: string,
+  kind: RoundKind,
+): Promise<{ readonly issues: readonly BuildIssue[]; readonly masked: readonly BuildIssue[] }> {
+  const row = await ctx.db
+    .selectFrom('bvl.build_rounds')
+    .select(['issues', 'diff'])
+    .where('session_id', '=', id)
+    .where('kind', '=', kind)
+    .orderBy('round', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return { issues: [], masked: [] };
+  return { issues: row.issues as BuildIssue[], masked: ((row.diff as { maskedIssues?: BuildIssue[] }).maskedIssues ?? []) as BuildIssue[] };
+}
+
 /** Adds reported usage to the session's totals (every verify call reports, a new round or not). */
 export async function addUsage(ctx: PlatformContext, id: string, usage: ReportedUsage | undefined): Promise<void> {
   const tin = clampUsage(usage?.tokensIn);
@@ -328,6 +349,8 @@ export interface RoundToRecord {
   readonly usage?: ReportedUsage | undefined;
   readonly durationMs: number;
   readonly published?: boolean;
+  /** Earlier issues this round could not check (masked), kept so a later round can tell they are still masked. */
+  readonly maskedIssues?: readonly BuildIssue[] | undefined;
 }
 
 /**
@@ -363,7 +386,12 @@ export async function recordRound(
         error_count: round.errors.length,
         warning_count: round.warnings.length,
         issues: JSON.stringify(round.issues),
-        diff: JSON.stringify({ ...round.decision.diff, next: round.decision.next, why: round.decision.why }),
+        diff: JSON.stringify({
+          ...round.decision.diff,
+          next: round.decision.next,
+          why: round.decision.why,
+          ...(round.maskedIssues?.length ? { maskedIssues: round.maskedIssues } : {}),
+        }),
         fixes: JSON.stringify(round.fixes),
         stop_reason: round.decision.stop ?? null,
         tokens_in: clampUsage(round.usage?.tokensIn),

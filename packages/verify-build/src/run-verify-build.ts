@@ -2,12 +2,14 @@ import { type BuildIssue, fingerprint, sortIssues } from '@bvl/build-issue';
 import { latestProbeResult, overlayOf, type PackageScope, type PlatformContext, readOverlayRows, type StoredProbeResult } from '@bvl/platform';
 import { type Checked, verify } from '@bvl/verify';
 import { type BuildCard, buildCard, type CardProbes, type CardRound } from './build-card.ts';
-import { decideRound } from './decide-round.ts';
+import { decideRound, type RoundDiff } from './decide-round.ts';
 import { draftHash } from './draft-hash.ts';
+import { maskerOf } from './mask-issues.ts';
 import { type FixReport, fixDrafts } from './run-fix-drafts.ts';
 import {
   addUsage,
   type FixChange,
+  lastRoundIssues,
   loadSession,
   type ReportedUsage,
   type RoundView,
@@ -41,6 +43,12 @@ export interface VerifyBuildResult {
   readonly fixes: FixChange[];
   /** The draft set had not changed since the session's last round: no round was spent. */
   readonly unchanged: boolean;
+  /** The identity of the graded draft set (its hash): patch ids and cursors are bound to it. */
+  readonly draftVersion: string;
+  /** Why the session's last round decided what it did (with a session). */
+  readonly why?: string | undefined;
+  /** The round this call recorded: how its issues moved since the previous one; `maskedBy` names, per masked fingerprint, the issue that masks it. */
+  readonly round?: { readonly round: number; readonly diff: RoundDiff; readonly maskedBy: Readonly<Record<string, string>> } | undefined;
 }
 
 /** Test hooks of {@link verifyBuild}. */
@@ -81,7 +89,29 @@ export function cardSession(state: SessionState): NonNullable<BuildCard['session
 }
 
 /** What the decision reads of the recorded rounds. */
-export const pastOf = (rounds: readonly RoundView[]) => rounds.map((r) => ({ kind: r.kind, errors: r.errors, warnings: r.warnings }));
+export const pastOf = (rounds: readonly RoundView[]) => rounds.map((r) => ({ kind: r.kind, errors: r.errors, warnings: r.warnings, masked: r.diff.masked }));
+
+/**
+ * Issues of the previous round (and those it already could not check) that this round cannot
+ * check: gone from `current` because an issue of `current` masks them, not because they were fixed.
+ */
+export function maskedSince(
+  previous: { readonly issues: readonly BuildIssue[]; readonly masked: readonly BuildIssue[] },
+  current: readonly BuildIssue[],
+): { issues: BuildIssue[]; maskedBy: Record<string, string> } {
+  const now = new Set(current.map(fingerprint));
+  const issues: BuildIssue[] = [];
+  const maskedBy: Record<string, string> = {};
+  for (const i of [...previous.issues, ...previous.masked]) {
+    const fp = fingerprint(i);
+    if (now.has(fp) || maskedBy[fp] !== undefined) continue;
+    const masker = maskerOf(i, current);
+    if (!masker) continue;
+    maskedBy[fp] = fingerprint(masker);
+    issues.push(i);
+  }
+  return { issues, maskedBy };
+}
 
 /**
  * verify_build: L1 + L2 over the store's overlay (published ⊕ the package's drafts) through
@@ -107,18 +137,24 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput,
   const probes = await latestProbeResult(ctx, scope);
   const issues = sortIssues([...verification.issues, ...(probes?.issues ?? [])]);
   let unchanged = false;
+  const hash = draftHash(rows, scope.package);
+  let round: VerifyBuildResult['round'];
 
   if (state) {
-    const hash = draftHash(rows, scope.package);
     const fixes = fixReport?.changes ?? [];
     const unchangedSince = (s: SessionState) => s.rounds[s.rounds.length - 1]?.draftHash === hash && fixes.length === 0;
+    // What the last verify round held, read before the lock (masking is advisory: it names why an issue left).
+    const previous = await lastRoundIssues(ctx, state.view.id, 'verify');
     await hooks.beforeRound?.();
+    let decided: { diff: RoundDiff; maskedBy: Record<string, string>; round: number } | undefined;
     // Decided against the session as it is under its row lock: parallel verifies count one after the other.
-    const { locked } = await recordRound(ctx, scope, state.view.id, (now) => {
+    const { locked, recorded } = await recordRound(ctx, scope, state.view.id, (now) => {
       if (unchangedSince(now)) return undefined;
       const blocking = verification.issues.filter((i) => i.severity === 'error').map(fingerprint);
       const warnings = verification.issues.filter((i) => i.severity === 'warning').map(fingerprint);
+      const masked = maskedSince(previous, verification.issues);
       const decision = decideRound({
+        masked: Object.keys(masked.maskedBy),
         kind: 'verify',
         history: pastOf(now.rounds),
         errors: blocking,
@@ -127,6 +163,7 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput,
         // Read after this call's usage was added: every caller's spend counts.
         usage: now.view.usage,
       });
+      decided = { round: now.view.rounds, diff: decision.diff, maskedBy: masked.maskedBy };
       return {
         kind: 'verify',
         draftHash: hash,
@@ -137,9 +174,11 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput,
         decision,
         usage: input.usage,
         durationMs: Date.now() - started,
+        maskedIssues: masked.issues,
       };
     });
     unchanged = unchangedSince(locked);
+    if (recorded && decided) round = decided;
     state = await loadSession(ctx, scope, state.view.id);
   }
   const card = buildCard({
@@ -157,5 +196,8 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput,
     session: state?.view ?? null,
     fixes: fixReport?.changes ?? [],
     unchanged,
+    draftVersion: hash,
+    ...(state?.rounds.length ? { why: state.rounds[state.rounds.length - 1]!.why } : {}),
+    ...(round ? { round } : {}),
   };
 }

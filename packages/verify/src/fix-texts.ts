@@ -69,7 +69,12 @@ export interface FixTextsResult<C extends FileCheck> {
  */
 export async function fixTexts<C extends FileCheck>(
   check: (changed: ReadonlyMap<string, string>) => Promise<C>,
-  options: { readonly unsafe?: boolean | undefined; readonly maxRounds?: number | undefined } = {},
+  options: {
+    readonly unsafe?: boolean | undefined;
+    readonly maxRounds?: number | undefined;
+    /** Only these issues' patches (apply_fix picks them by id); default every issue with a patch. */
+    readonly select?: ((issue: BuildIssue) => boolean) | undefined;
+  } = {},
 ): Promise<FixTextsResult<C>> {
   const maxRounds = options.maxRounds ?? MAX_FIX_ROUNDS;
   const current = new Map<string, string>();
@@ -85,7 +90,7 @@ export async function fixTexts<C extends FileCheck>(
   for (;;) {
     last = await check(current);
     if (rounds === maxRounds) break;
-    const plan = planFixes(last.issues, { unsafe: options.unsafe === true });
+    const plan = planFixes(options.select ? last.issues.filter(options.select) : last.issues, { unsafe: options.unsafe === true });
     if (rounds === 0) skipped = plan.skipped;
     let changed = false;
     for (const fix of plan.fixes) {

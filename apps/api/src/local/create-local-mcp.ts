@@ -1,43 +1,70 @@
-import { JsonValueSchema } from '@bvl/build-issue';
+import { sortIssues } from '@bvl/build-issue';
+import { type ArtifactType, locateIssues } from '@bvl/metadata';
 import type { Platform } from '@bvl/platform';
 import { packageProblem, tenantProblem } from '@bvl/platform';
 import { verify } from '@bvl/verify';
-import { buildCard, formatCardLine, renderCardHtml } from '@bvl/verify-build';
+import {
+  answerPublish,
+  answerVerify,
+  buildCard,
+  cardView,
+  formatCardLine,
+  idLookup,
+  issueIds,
+  pageIssues,
+  renderCardHtml,
+  type VerifyBuildResult,
+  type ViewOptions,
+  ViewOptionsSchema,
+} from '@bvl/verify-build';
 import { z } from '@hono/zod-openapi';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type McpToolDef, registerTools } from '../mcp/register-tools.ts';
 import { toolError, toolResult } from '../mcp/tool-result.ts';
-import { CardSchema, CheckedSchema, IssueSchema, open, outputObject, PublishResultSchema } from '../schemas.ts';
+import {
+  ApplyFixInput,
+  ApplyFixResultSchema,
+  CardSchema,
+  FixChangeSchema,
+  IssueSchema,
+  open,
+  openObject,
+  outputObject,
+  PublishResultSchema,
+  StageDraftsInput,
+  VerifyResultSchema,
+  WriteResultSchema,
+} from '../schemas.ts';
+import { applyFixFiles } from './apply-fix-files.ts';
+import { filesVersion } from './files-version.ts';
 import { fixFiles } from './fix-files.ts';
-import { loadFiles } from './load-files.ts';
+import { type LocalSource, loadFiles } from './load-files.ts';
 import { publishFiles } from './publish-files.ts';
+import { stageFiles } from './stage-files.ts';
 
 /** What `bvl mcp` tells an agent about itself. */
 export const LOCAL_INSTRUCTIONS =
-  "bvl verifies metadata apps in the ObjectStack stack format, on this machine. Give a stack JSON file or a per-artifact folder (objects/, views/, dashboards/, datasets/, apps/, seeds/), and optionally drafts over it. verify lists every L1/L2 issue (artifact, member, path, fix; a `patch` is RFC 6902 on the artifact's document); fix applies the safe patches to the files (stack JSON or folder, formatting kept); publish puts the app in the local database (gated: refused while any L1/L2 error remains) and probes it; card summarises.";
+  'bvl verifies metadata apps in the ObjectStack stack format, on this machine. Give a stack JSON file or a per-artifact folder (objects/, views/, dashboards/, datasets/, apps/, seeds/), and optionally drafts over it. verify answers a summary: errors first, a page of issues (each once: id, code, artifact, member, message, fix, at = file:line:column, patchId) and an index of every other error; `more.cursor` pages on, filters (codes, severity, layer, artifact) narrow it, detail "full" gives every field. apply_fix applies issues\' patches by patchId to the files; fix applies every safe patch; stage_drafts writes artifacts into the drafts folder; publish puts the app in the local database (refused while any L1/L2 error remains) and probes it; card summarises.';
 
 const Source = {
-  path: z.string().min(1).max(4096).describe('The app: a stack JSON file or a per-artifact folder, relative to the folder bvl mcp runs in.'),
-  drafts: z.string().min(1).max(4096).optional().describe('Drafts over the app (a stack file or folder), as an agent stages them.'),
+  path: z.string().min(1).max(4096).describe('The app: a stack file or folder.'),
+  drafts: z.string().min(1).max(4096).optional().describe('Drafts over it.'),
 };
-const Ref = z.object({ type: z.string(), name: z.string() });
-const VerifyOutput = outputObject({ ok: z.boolean(), publishable: z.boolean(), issues: z.array(IssueSchema), checked: CheckedSchema, line: z.string() });
+const View = ViewOptionsSchema.shape;
+const PublishOutput = open(PublishResultSchema.omit({ session: true }).extend({ target: openObject('{tenant, package, schema, database}') }));
 const FixOutput = outputObject({
-  changes: z.array(
-    outputObject({ file: z.string(), artifact: Ref, path: z.string(), old: JsonValueSchema.optional(), new: JsonValueSchema.optional(), code: z.string() }),
-  ),
-  skipped: z.array(outputObject({ artifact: Ref, code: z.string(), path: z.string().optional(), reason: z.string(), detail: z.string().optional() })),
+  changes: z.array(FixChangeSchema),
+  skipped: z.array(openObject('{artifact, code, path, reason}')),
   written: z.array(z.string()),
-  passes: z.number(),
-  dryRun: z.boolean(),
   ok: z.boolean(),
+  errors: z.number(),
+  warnings: z.number(),
   issues: z.array(IssueSchema),
+  more: openObject('Left out: errors, warnings, cursor, next.').optional(),
 });
-const PublishOutput = open(
-  PublishResultSchema.extend({
-    target: outputObject({ tenant: z.string(), package: z.string(), schema: z.string(), database: z.string().optional() }),
-  }),
-);
-const CardOutput = outputObject({ card: CardSchema, line: z.string(), html: z.string().optional() });
+const StageOutput = open(WriteResultSchema.extend({ written: z.array(z.string()).describe('Files written.') }));
+const ApplyOutput = open(ApplyFixResultSchema.extend({ written: z.array(z.string()).describe('Files written.') }));
+const CardOutput = outputObject({ line: z.string(), card: CardSchema, issues: z.array(IssueSchema), html: z.string().optional() });
 const scopeName = (problem: (v: unknown) => string | undefined, what: string) =>
   z
     .string()
@@ -54,90 +81,153 @@ export interface LocalMcpDeps {
   readonly openPlatform: () => Promise<Platform>;
 }
 
+/** The files verified, as verify_build's result: what the one answer view reads. */
+async function verifyFiles(cwd: string, source: LocalSource): Promise<VerifyBuildResult> {
+  const files = await loadFiles(cwd, source);
+  const v = verify(files.published, files.drafts);
+  // Where each issue is in its file (`at` in the compact form): the agent edits files.
+  const issues = locateIssues(sortIssues(v.issues), v.graph, [files.published, files.drafts]);
+  const card = buildCard({ issues, checked: v.checked });
+  return {
+    ok: !issues.some((i) => i.severity === 'error'),
+    publishable: v.publishable,
+    issues,
+    checked: v.checked,
+    card,
+    session: null,
+    fixes: [],
+    unchanged: false,
+    draftVersion: filesVersion(files.published, files.drafts),
+  };
+}
+
+const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+const writes = { openWorldHint: false };
+
 /**
- * The local MCP server `bvl mcp` runs over stdio: verify, fix, publish and card over files, for an
- * agent working on a folder or stack file. The same functions as `bvl verify` / `bvl publish` and
- * the service (verify, planFixes/applyPatch, publishBuild, the card); blocking issues are data,
- * `isError` only when bvl itself failed.
+ * The local MCP server `bvl mcp` runs over stdio, for an agent working on a folder or stack file:
+ * verify, stage_drafts and apply_fix over the files, fix, publish (to the local database) and card.
+ * The same functions as `bvl verify` / `bvl fix` / `bvl publish` and the service, and the same
+ * answers (a summary by default: compact issues, each once, errors first, a cursor for the rest);
+ * blocking issues are data, `isError` only when bvl itself failed or the call was wrong.
  */
 export function createLocalMcp(deps: LocalMcpDeps): McpServer {
   const server = new McpServer({ name: 'bvl', version: deps.version }, { capabilities: { tools: {} }, instructions: LOCAL_INSTRUCTIONS });
-  const guard =
-    <A>(fn: (args: A) => Promise<{ output: object; failed?: boolean }>) =>
-    async (args: A) => {
-      try {
-        const { output, failed } = await fn(args);
-        return toolResult(output, failed);
-      } catch (e) {
-        return toolError(e, { local: true }).result;
-      }
-    };
-
-  server.registerTool(
-    'verify',
+  const tools: Array<McpToolDef & { run: (args: never) => Promise<{ output: object; failed?: boolean }> }> = [
     {
+      name: 'verify',
       title: 'Verify an app',
-      description: 'L1 graph lint + L2 render contract over the app ⊕ drafts — what bvl verify prints. ok=false lists the blocking issues; nothing is written.',
-      inputSchema: Source,
-      outputSchema: VerifyOutput,
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      description: 'L1 graph lint + L2 render contract over the app ⊕ drafts; errors first, `more` pages on.',
+      input: z.object({ ...Source, ...View }),
+      output: open(VerifyResultSchema.omit({ session: true, fixes: true, unchanged: true, round: true })),
+      annotations: readOnly,
+      run: async (a: LocalSource & ViewOptions) => {
+        // Files have no session, fixer round or store: what verify_build says of those is left out.
+        const { session: _s, fixes: _f, unchanged: _u, ...answer } = answerVerify(await verifyFiles(deps.cwd, a), a, 'summary');
+        return { output: answer };
+      },
     },
-    guard(async (a: { path: string; drafts?: string }) => {
-      const files = await loadFiles(deps.cwd, a);
-      const v = verify(files.published, files.drafts);
-      const card = buildCard({ issues: v.issues, checked: v.checked });
-      return { output: { ok: v.publishable, publishable: v.publishable, issues: v.issues, checked: v.checked, line: formatCardLine(card) } };
-    }),
-  );
-  server.registerTool(
-    'fix',
     {
+      name: 'stage_drafts',
+      title: 'Write drafts',
+      description: 'Write artifacts into the drafts folder (<type>s/<name>.json); answers with the L1 issues they caused.',
+      input: z.object({ path: Source.path, drafts: Source.drafts.unwrap(), artifacts: StageDraftsInput.shape.artifacts }),
+      output: StageOutput,
+      annotations: writes,
+      run: async (a: LocalSource & { drafts: string; artifacts: Array<{ type: ArtifactType; name: string; body: unknown }> } & ViewOptions) => {
+        const r = await stageFiles(deps.cwd, a, a.artifacts);
+        const { issues, issueIds: ids, ...rest } = r;
+        const { detail: _d, more, ...page } = pageIssues(issues, ids, r.draftVersion, { detail: a.detail, limit: a.limit }, 'summary');
+        return {
+          output: {
+            ...rest,
+            ...page,
+            ...(more ? { more: { errors: more.errors, warnings: more.warnings, next: 'verify lists every issue, with limit and cursor' } } : {}),
+          },
+        };
+      },
+    },
+    {
+      name: 'apply_fix',
+      title: 'Apply offered patches',
+      description: "Apply issues' patches by patchId to their files, verified first; refused if the files changed since.",
+      input: z.object({ ...Source, patches: ApplyFixInput.shape.patches, draftVersion: ApplyFixInput.shape.draftVersion }),
+      output: ApplyOutput,
+      annotations: writes,
+      run: async (a: LocalSource & { patches: string[]; draftVersion?: string } & ViewOptions) => {
+        const { issues, ...rest } = await applyFixFiles(deps.cwd, a, a);
+        const { detail: _d, ...page } = pageIssues(issues, issueIds(issues), rest.draftVersion, { detail: a.detail, limit: a.limit }, 'summary');
+        return { output: { ...rest, ...page } };
+      },
+    },
+    {
+      name: 'fix',
       title: 'Fix the files',
-      description:
-        'Apply the safe patches (one clearly right candidate) to the per-artifact files of the folder, re-verify, repeat; unsafe ones only with unsafe=true. Reports every value changed and what is left (skipped patches with why; the remaining issues). dryRun shows the changes without writing.',
-      inputSchema: { ...Source, unsafe: z.boolean().optional(), dryRun: z.boolean().optional() },
-      outputSchema: FixOutput,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      description: 'Apply every safe patch to the files (unsafe ones with unsafe=true), re-verify, repeat. dryRun writes nothing.',
+      input: z.object({ ...Source, unsafe: z.boolean().optional(), dryRun: z.boolean().optional() }),
+      output: FixOutput,
+      annotations: { idempotentHint: true, openWorldHint: false },
+      run: async (a: LocalSource & { unsafe?: boolean; dryRun?: boolean } & ViewOptions) => {
+        const { issues, ...rest } = await fixFiles(deps.cwd, a, { unsafe: a.unsafe, dryRun: a.dryRun });
+        const errors = issues.filter((i) => i.severity === 'error').length;
+        const { detail: _d, more, ...page } = pageIssues(issues, issueIds(issues), undefined, { detail: a.detail, limit: a.limit }, 'summary');
+        return {
+          output: {
+            ...rest,
+            errors,
+            warnings: issues.length - errors,
+            ...page,
+            ...(more ? { more: { ...more, next: 'verify lists every issue, with limit and cursor' } } : {}),
+          },
+        };
+      },
     },
-    guard(async (a: { path: string; drafts?: string; unsafe?: boolean; dryRun?: boolean }) => ({
-      output: await fixFiles(deps.cwd, a, { unsafe: a.unsafe, dryRun: a.dryRun }),
-    })),
-  );
-  server.registerTool(
-    'publish',
     {
+      name: 'publish',
       title: 'Publish to the local database',
-      description:
-        'Publish the app ⊕ drafts to the local database (embedded PGlite in .bvl/data, or DATABASE_URL): refused (outcome=refused, nothing published) while L1/L2 has an error; otherwise tables, seeds and the L3 probes, whose issues come back in `issues`.',
-      inputSchema: {
+      description: 'Publish the app ⊕ drafts to the local database (.bvl/data, or DATABASE_URL): refused while L1/L2 has an error; then the L3 probes.',
+      input: z.object({
         ...Source,
         tenant: scopeName(tenantProblem, 'tenant').describe('Default "default".'),
         package: scopeName(packageProblem, 'package').describe('Default "default".'),
+      }),
+      output: PublishOutput,
+      annotations: writes,
+      run: async (a: LocalSource & { tenant?: string; package?: string } & ViewOptions) => {
+        const r = await publishFiles(deps.cwd, { ...a, tenant: a.tenant ?? 'default', package: a.package ?? 'default' }, deps.openPlatform);
+        const { session: _s, ...answer } = answerPublish(r, a, 'summary');
+        return { output: { ...answer, target: r.target }, failed: r.outcome === 'failed' };
       },
-      outputSchema: PublishOutput,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    guard(async (a: { path: string; drafts?: string; tenant?: string; package?: string }) => {
-      const r = await publishFiles(deps.cwd, { ...a, tenant: a.tenant ?? 'default', package: a.package ?? 'default' }, deps.openPlatform);
-      return { output: r, failed: r.outcome === 'failed' };
-    }),
-  );
-  server.registerTool(
-    'card',
     {
+      name: 'card',
       title: 'Build-health card',
-      description:
-        'The build-health card of the app ⊕ drafts: ✓/✗ structure and renders, the issues by artifact; html=true adds the card as a self-contained page.',
-      inputSchema: { ...Source, html: z.boolean().optional() },
-      outputSchema: CardOutput,
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      description: 'The build-health card of the app ⊕ drafts (issue ids by artifact); html=true adds it as a page.',
+      input: z.object({ ...Source, html: z.boolean().optional() }),
+      output: CardOutput,
+      annotations: readOnly,
+      run: async (a: LocalSource & { html?: boolean } & ViewOptions) => {
+        const r = await verifyFiles(deps.cwd, a);
+        const ids = issueIds(r.issues);
+        const { detail: _d, ...page } = pageIssues(r.issues, ids, r.draftVersion, { detail: a.detail, limit: a.limit }, 'summary');
+        return {
+          output: {
+            line: formatCardLine(r.card),
+            card: cardView(r.card, idLookup(r.issues, ids)),
+            ...page,
+            ...(a.html ? { html: renderCardHtml(r.card, `Build health — ${a.path}`) } : {}),
+          },
+        };
+      },
     },
-    guard(async (a: { path: string; drafts?: string; html?: boolean }) => {
-      const files = await loadFiles(deps.cwd, a);
-      const v = verify(files.published, files.drafts);
-      const card = buildCard({ issues: v.issues, checked: v.checked });
-      return { output: { card, line: formatCardLine(card), ...(a.html ? { html: renderCardHtml(card, `Build health — ${a.path}`) } : {}) } };
-    }),
-  );
+  ];
+  registerTools(server, tools, (def) => async (args) => {
+    try {
+      const { output, failed } = await (tools.find((t) => t.name === def.name)!.run as (a: unknown) => Promise<{ output: object; failed?: boolean }>)(args);
+      return toolResult(output, failed);
+    } catch (e) {
+      return toolError(e, { local: true }).result;
+    }
+  });
   return server;
 }

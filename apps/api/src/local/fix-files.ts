@@ -39,6 +39,19 @@ export interface FixFilesResult {
 }
 
 /**
+ * What the file fixer (fixTexts) verifies each round: the app and its drafts read with the texts
+ * changed so far, verified; the sets are kept (a version of the files can be taken of them).
+ */
+export function checkFiles(cwd: string, source: LocalSource) {
+  return async (changed: ReadonlyMap<string, string>) => {
+    const published = await readSource(source.path, { cwd, overrides: changed });
+    const drafts = source.drafts !== undefined ? await readSource(source.drafts, { draft: true, cwd, overrides: changed }) : undefined;
+    const v = verify(published, drafts);
+    return { issues: v.issues, graph: v.graph, texts: new Map([...(published.texts ?? []), ...(drafts?.texts ?? [])]), published, drafts };
+  };
+}
+
+/**
  * `bvl mcp`'s fix tool: the file fixer `bvl fix` runs (fixTexts: safe patches, unsafe ones when
  * asked, applied as text edits that keep each file's formatting — stack JSON, folder and array
  * files alike — repeated until nothing more applies), then the changed files written back.
@@ -49,15 +62,7 @@ export async function fixFiles(
   options: { readonly unsafe?: boolean | undefined; readonly dryRun?: boolean | undefined } = {},
 ): Promise<FixFilesResult> {
   await confineSource(cwd, source);
-  const result = await fixTexts(
-    async (changed) => {
-      const published = await readSource(source.path, { cwd, overrides: changed });
-      const drafts = source.drafts !== undefined ? await readSource(source.drafts, { draft: true, cwd, overrides: changed }) : undefined;
-      const v = verify(published, drafts);
-      return { issues: v.issues, graph: v.graph, texts: new Map([...(published.texts ?? []), ...(drafts?.texts ?? [])]) };
-    },
-    { unsafe: options.unsafe },
-  );
+  const result = await fixTexts(checkFiles(cwd, source), { unsafe: options.unsafe });
   if (!options.dryRun) {
     // Every file is checked before the first is written: the fix lands whole inside the folder, or not at all.
     const folder = confineTo(cwd);

@@ -2,8 +2,19 @@ import type { PlatformContext } from '@bvl/platform';
 import { renderCardHtml } from '@bvl/verify-build';
 import { createRoute, z } from '@hono/zod-openapi';
 import { accepts } from 'hono/accepts';
-import { ErrorSchema, HealthQuery, HealthSchema, PublishInput, PublishResultSchema, ScopeParams, VerifyInput, VerifyResultSchema } from '../schemas.ts';
-import { TOOLS } from '../tools.ts';
+import {
+  ApplyFixInput,
+  ApplyFixResultSchema,
+  ErrorSchema,
+  HealthQuery,
+  HealthSchema,
+  PublishInput,
+  PublishResultSchema,
+  ScopeParams,
+  VerifyInput,
+  VerifyResultSchema,
+} from '../schemas.ts';
+import { healthCard, TOOLS } from '../tools.ts';
 import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool } from './route-kit.ts';
 
 const tags = ['build'];
@@ -29,6 +40,20 @@ export function buildRoutes(app: ApiApp, platform: PlatformContext): void {
       const body = c.req.valid('json') ?? {};
       return c.json(await runTool(c, TOOLS.verify_build, { ...body, package: c.req.valid('param').package }, platform), 200);
     },
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: `${PACKAGE_PATH}/apply-fix`,
+      tags,
+      security: BEARER,
+      operationId: 'apply_fix',
+      summary: 'apply_fix',
+      description: TOOLS.apply_fix.description,
+      request: { params: ScopeParams, body: { content: { 'application/json': { schema: ApplyFixInput } }, required: true } },
+      responses: { 200: json(ApplyFixResultSchema, 'Applied: what changed, the new draftVersion, the issues the patches fixed and revealed.'), ...ERRORS },
+    }),
+    async (c) => c.json(await runTool(c, TOOLS.apply_fix, { ...c.req.valid('json'), package: c.req.valid('param').package }, platform), 200),
   );
   app.openapi(
     createRoute({
@@ -77,10 +102,14 @@ export function buildRoutes(app: ApiApp, platform: PlatformContext): void {
     async (c) => {
       const p = c.req.valid('param');
       const q = c.req.valid('query');
-      const r = await runTool(c, TOOLS.build_health, { package: p.package, ...(q.session ? { session: q.session } : {}) }, platform);
+      const input = { package: p.package, ...(q.session ? { session: q.session } : {}) };
       const type = accepts(c, { header: 'Accept', supports: ['application/json', 'text/html'], default: 'application/json' });
-      if (type === 'text/html') return c.html(renderCardHtml(r.card, `Build health — ${p.tenant} / ${p.package}`), 200);
-      return c.json(r, 200);
+      if (type === 'text/html') {
+        c.var.facts.package = p.package;
+        const { card } = await healthCard(platform, c.var.tenant, input);
+        return c.html(renderCardHtml(card, `Build health — ${p.tenant} / ${p.package}`), 200);
+      }
+      return c.json(await runTool(c, TOOLS.build_health, input, platform), 200);
     },
   );
 }

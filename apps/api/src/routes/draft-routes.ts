@@ -1,7 +1,16 @@
 import type { PlatformContext } from '@bvl/platform';
 import { createRoute } from '@hono/zod-openapi';
 import { notFound } from '../auth.ts';
-import { ArtifactBodySchema, ArtifactParams, DiscardResultSchema, DraftListSchema, DraftSchema, ScopeParams, WriteResultSchema } from '../schemas.ts';
+import {
+  ArtifactBodySchema,
+  ArtifactParams,
+  DiscardResultSchema,
+  DraftListSchema,
+  DraftSchema,
+  ScopeParams,
+  StageDraftsInput,
+  WriteResultSchema,
+} from '../schemas.ts';
 import { TOOLS } from '../tools.ts';
 import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool } from './route-kit.ts';
 
@@ -25,6 +34,20 @@ export function draftRoutes(app: ApiApp, platform: PlatformContext): void {
       const p = c.req.valid('param');
       return c.json(await runTool(c, TOOLS.stage_draft, { package: p.package, type: p.type, name: p.name, body: c.req.valid('json') }, platform), 200);
     },
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: `${PACKAGE_PATH}/drafts`,
+      tags,
+      security: BEARER,
+      operationId: 'stage_drafts',
+      summary: 'Stage many artifacts as drafts',
+      description: TOOLS.stage_drafts.description,
+      request: { params: ScopeParams, body: { content: { 'application/json': { schema: StageDraftsInput } }, required: true } },
+      responses: { 200: json(WriteResultSchema, 'Staged; `issues` are the L1 issues the artifacts caused.'), ...ERRORS },
+    }),
+    async (c) => c.json(await runTool(c, TOOLS.stage_drafts, { ...c.req.valid('json'), package: c.req.valid('param').package }, platform), 200),
   );
   app.openapi(
     createRoute({

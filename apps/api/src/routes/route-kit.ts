@@ -38,7 +38,8 @@ export async function runTool<I extends z.ZodObject, O extends z.ZodType>(c: Con
   const i = input as { package?: string; session?: string; id?: string };
   facts.package = i.package;
   if (i.session ?? i.id) facts.session = i.session ?? i.id;
-  const output = await tool.run(platform, c.var.tenant, input);
+  // Over HTTP an answer is full by default (detail: "summary" asks for the compact form).
+  const output = await tool.run(platform, c.var.tenant, input, { detail: 'full' });
   Object.assign(facts, outcomeOf(tool.name as ToolName, output));
   return output as z.infer<O>;
 }

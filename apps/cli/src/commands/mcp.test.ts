@@ -9,12 +9,19 @@ import { execFile, spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { collectStack } from '@bvl/metadata';
+import { generateBrokenStack } from '@bvl/test-support';
+import { verify } from '@bvl/verify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = join(import.meta.dirname, '../../bin/bvl.js');
+const TOOL_NAMES = ['verify', 'stage_drafts', 'apply_fix', 'fix', 'publish', 'card'];
+/** The budgets of issue 18 for stdio, in o200k tokens (gpt-tokenizer: deterministic, so a test may hold them). */
+const BUDGET = { toolsList: 3000, bigVerify: 8000, smallVerify: 1000 };
 const EXAMPLE = join(import.meta.dirname, '../../../../examples/expense-tracker');
 let base: string;
 let cwd: string;
@@ -60,19 +67,22 @@ const call = async (name: string, args: Record<string, unknown>) =>
 const errors = (issues: Array<{ code: string; severity: string }>) => issues.filter((i) => i.severity === 'error').map((i) => i.code);
 
 describe('bvl mcp (stdio)', () => {
-  it('offers verify, fix, publish and card, each with an outputSchema', async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['verify', 'fix', 'publish', 'card']);
-    for (const t of tools) expect(t.outputSchema).toMatchObject({ type: 'object' });
+  it(`offers verify, stage_drafts, apply_fix, fix, publish and card, each with an outputSchema, in ≤ ${BUDGET.toolsList} tokens`, async () => {
+    const list = await client.listTools();
+    expect(list.tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    for (const t of list.tools) expect(t.outputSchema).toMatchObject({ type: 'object' });
+    expect(countTokens(JSON.stringify(list))).toBeLessThanOrEqual(BUDGET.toolsList);
   });
 
   it('verify on the broken build: the issues come back as structured content, not as an error', async () => {
     const r = await call('verify', { path: 'app', drafts: 'drafts' });
     expect(r.isError).toBeFalsy();
-    const out = r.structuredContent as { ok: boolean; issues: Array<{ code: string; severity: string; path: string }>; line: string };
+    const out = r.structuredContent as { ok: boolean; issues: Array<{ code: string; severity: string; path: string; at: string }>; line: string };
     expect(out.ok).toBe(false);
     expect(errors(out.issues)).toEqual(['unknown_measure', 'dangling_dataset']);
+    expect(out.issues[0]!.at).toBe('drafts/dashboards/exp_spending.json:4:110');
     expect(out.line).toBe('✗ structure (2 errors) · ✓ renders · – rows (not published) · – widgets (not published) · ⚠ 1 warning');
+    expect(countTokens((r.content as Array<{ text: string }>)[0]!.text)).toBeLessThanOrEqual(BUDGET.smallVerify);
   });
 
   it('publish is refused while L1/L2 has an error, and nothing reaches the database', async () => {
@@ -110,8 +120,96 @@ describe('bvl mcp (stdio)', () => {
   });
 });
 
+describe('bvl mcp: answers sized for a model, and the loop an agent runs', () => {
+  it(`verify on a 252-issue stack answers ≤ ${BUDGET.bigVerify} tokens by default, naming every error's code and artifact`, async () => {
+    const { app, drafts } = generateBrokenStack(42);
+    await writeFile(join(cwd, 'gen-app.json'), JSON.stringify(app));
+    await writeFile(join(cwd, 'gen-drafts.json'), JSON.stringify(drafts));
+    const r = await call('verify', { path: 'gen-app.json', drafts: 'gen-drafts.json' });
+    const answer = (r.content as Array<{ text: string }>)[0]!.text;
+    expect(countTokens(answer)).toBeLessThanOrEqual(BUDGET.bigVerify);
+    const truth = verify(collectStack(app), collectStack(drafts, { draft: true }));
+    for (const e of truth.issues.filter((i) => i.severity === 'error')) {
+      expect(answer).toContain(e.code);
+      expect(answer).toContain(e.artifact.name);
+    }
+    expect(r.structuredContent).toMatchObject({ errors: 210, warnings: 42, more: { errors: 190, warnings: 42 } });
+  });
+
+  it('stage_drafts → verify (a summary, then a page) → apply_fix → publish, on the files', async () => {
+    const dir = join(base, 'loop');
+    await cp(join(EXAMPLE, 'app'), join(dir, 'app'), { recursive: true });
+    const loop = new Client({ name: 'bvl-test', version: '1.0.0' });
+    await loop.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd: dir, env: { PATH: process.env.PATH ?? '' } }));
+    const run = async (name: string, args: Record<string, unknown>) =>
+      (await loop.callTool({ name, arguments: args }, undefined, { timeout: 115_000 })) as CallToolResult;
+    try {
+      const artifacts = await Promise.all(
+        [
+          ['view', 'exp_expense.recent', 'views/exp_expense_recent.json'],
+          ['dashboard', 'exp_spending', 'dashboards/exp_spending.json'],
+          ['app', 'exp_app', 'apps/exp_app.json'],
+        ].map(async ([type, name, file]) => ({ type, name, body: JSON.parse(await readFile(join(EXAMPLE, 'drafts', file!), 'utf8')) })),
+      );
+      const staged = (await run('stage_drafts', { path: 'app', drafts: 'drafts', artifacts })).structuredContent as any;
+      expect(staged).toMatchObject({
+        staged: 3,
+        errors: 2,
+        written: ['drafts/views/exp_expense.recent.json', 'drafts/dashboards/exp_spending.json', 'drafts/apps/exp_app.json'],
+      });
+      expect(staged.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_measure', 'dangling_dataset']);
+      const first = (await run('verify', { path: 'app', drafts: 'drafts', limit: 1 })).structuredContent as any;
+      expect(first.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_measure']);
+      expect(first.unlisted).toEqual([{ code: 'dangling_dataset', count: 1, artifacts: ['dashboard exp_spending'] }]);
+      const second = (await run('verify', { path: 'app', drafts: 'drafts', cursor: first.more.cursor })).structuredContent as any;
+      expect(second.issues.map((i: { code: string }) => i.code)).toEqual(['dangling_dataset', 'view_type_fallback']);
+      // A patch id from before a file changed is refused, and nothing is written.
+      const applied = (await run('apply_fix', { path: 'app', drafts: 'drafts', patches: [first.issues[0].patchId], draftVersion: first.draftVersion }))
+        .structuredContent as any;
+      expect(applied).toMatchObject({ written: ['drafts/dashboards/exp_spending.json'], fixed: [first.issues[0].id] });
+      expect(JSON.parse(await readFile(join(dir, 'drafts/dashboards/exp_spending.json'), 'utf8')).widgets[0].values).toEqual(['total_amount']);
+      const again = await run('apply_fix', { path: 'app', drafts: 'drafts', patches: [first.issues[0].patchId] });
+      expect(again.isError).toBe(true);
+      expect((again.content as Array<{ text: string }>)[0]!.text).toMatch(/^invalid_request: a patch was offered on drafts that have changed since/);
+      // The agent repairs the rest: the widget bound to a dataset that does not exist.
+      const dashboard = JSON.parse(await readFile(join(dir, 'drafts/dashboards/exp_spending.json'), 'utf8'));
+      dashboard.widgets[2] = { ...dashboard.widgets[2], dataset: 'exp_expense_metrics', values: ['approved_amount'] };
+      expect(
+        (await run('stage_drafts', { path: 'app', drafts: 'drafts', artifacts: [{ type: 'dashboard', name: 'exp_spending', body: dashboard }] }))
+          .structuredContent,
+      ).toMatchObject({
+        errors: 0,
+      });
+      expect((await run('verify', { path: 'app', drafts: 'drafts' })).structuredContent).toMatchObject({ ok: true, publishable: true });
+      const published = (await run('publish', { path: 'app', drafts: 'drafts', tenant: 'loop', package: 'expense' })).structuredContent;
+      expect(published).toMatchObject({ outcome: 'published', ok: true, target: { tenant: 'loop', package: 'expense' } });
+    } finally {
+      await loop.close();
+    }
+  });
+
+  it('a name that cannot be a file, drafts outside the folder, an unknown code: one clear error each, nothing written', async () => {
+    const bad = [
+      ['stage_drafts', { path: 'app', drafts: 'drafts', artifacts: [{ type: 'object', name: '../../x', body: {} }] }, /cannot be a file name/],
+      [
+        'stage_drafts',
+        { path: 'app', drafts: '../outside/drafts', artifacts: [{ type: 'object', name: 'x', body: {} }] },
+        /is outside the folder bvl mcp serves/,
+      ],
+      ['apply_fix', { path: '../outside/app', patches: ['x'] }, /is outside the folder bvl mcp serves/],
+      ['verify', { path: 'app', codes: ['unknwn_field'] }, /^invalid_request: the filter names a code bvl does not have/],
+    ] as const;
+    for (const [tool, args, message] of bad) {
+      const r = await call(tool, args);
+      expect(r.isError, tool).toBe(true);
+      expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(message);
+    }
+    await expect(readFile(join(outside, 'drafts/objects/x.json'), 'utf8')).rejects.toThrow();
+  });
+});
+
 describe('bvl mcp as the official MCP inspector sees it', () => {
-  it('lists the four tools with --strict and no schema finding', async () => {
+  it('lists its tools with --strict and no schema finding', async () => {
     const inspector = await realpath(join(import.meta.dirname, '../../../../node_modules/.bin/mcp-inspector'));
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
       execFile(
@@ -125,7 +223,7 @@ describe('bvl mcp as the official MCP inspector sees it', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { result: { tools: Array<{ name: string }> }; schemaFindings?: unknown[] };
     expect(out.schemaFindings).toBeUndefined();
-    expect(out.result.tools.map((t) => t.name)).toEqual(['verify', 'fix', 'publish', 'card']);
+    expect(out.result.tools.map((t) => t.name)).toEqual(TOOL_NAMES);
   });
 });
 
