@@ -30,6 +30,8 @@ const VOLATILE: ReadonlyArray<[RegExp, string]> = [
   [/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>'],
   [/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?/g, '<time>'],
   [/bvl_eval_\d+_[0-9a-f]{10}/g, '<eval-tenant>'],
+  // Wall-clock figures in tool results (a session's elapsed and remaining time): they differ every run.
+  [/"(elapsedMs|ms|durationMs)":\d+(\.\d+)?/g, '"$1":"<ms>"'],
 ];
 
 /** A JSON value with its keys sorted and its volatile strings masked: what a request's key is made of. */

@@ -112,7 +112,8 @@ describe('bvl eval --agent openai: a matrix, recorded, replayed with no endpoint
   });
 
   it('replaying a model the cassette never recorded makes those attempts errors naming the request; the others run', async () => {
-    const r = await bvl({}, ...run, '--model', 'model-a,model-c', '--suite', 'missing', '--replay', 'tape', '--format', 'json');
+    // The same prices as the recording: the verify answer tells the model its spend, so it is part of what is asked.
+    const r = await bvl({ BVL_PRICES: PRICES }, ...run, '--model', 'model-a,model-c', '--suite', 'missing', '--replay', 'tape', '--format', 'json');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/bvl: 2 attempts hit an infrastructure error/);
     const out = JSON.parse(r.out);
