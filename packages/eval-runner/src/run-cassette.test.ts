@@ -66,14 +66,16 @@ describe('a cassette', () => {
       messages: [
         {
           role: 'user',
-          content: 'session 0b4f9c3e-1d2a-4c5b-9e8f-7a6b5c4d3e2f in bvl_eval_12_0123456789 at 2026-03-15T10:00:00.000Z {"usage":{"elapsedMs":1204},"remaining":{"ms":3000}}',
+          content:
+            'session 0b4f9c3e-1d2a-4c5b-9e8f-7a6b5c4d3e2f in bvl_eval_12_0123456789 at 2026-03-15T10:00:00.000Z {"usage":{"elapsedMs":1204},"remaining":{"ms":3000}}',
         },
       ],
     };
     const b = {
       messages: [
         {
-          content: 'session 11111111-2222-4333-8444-555555555555 in bvl_eval_99_abcdefabcd at 2027-01-01T00:00:00Z {"usage":{"elapsedMs":77},"remaining":{"ms":12.5}}',
+          content:
+            'session 11111111-2222-4333-8444-555555555555 in bvl_eval_99_abcdefabcd at 2027-01-01T00:00:00Z {"usage":{"elapsedMs":77},"remaining":{"ms":12.5}}',
           role: 'user',
         },
       ],
