@@ -329,6 +329,28 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     expect(summary(cli.json().issues)).toEqual(summary(api.body.issues));
   });
 
+  it('a seed row written without a lookup value that matched no row is a runtime seed_value_dropped, not only a counter', async () => {
+    const t = tenant();
+    // exp_vendor has no seed (its rows come from elsewhere), so L1 cannot judge the key; the publish can.
+    const file = await stackFile({
+      objects: [
+        { name: 'exp_vendor', fields: { name: { type: 'text' } } },
+        { name: 'exp', fields: { title: { type: 'text' }, vendor: { type: 'lookup', reference: 'exp_vendor' } } },
+      ],
+      data: [{ object: 'exp', externalId: 'title', records: [{ title: 'Taxi', vendor: 'Acme' }, { title: 'Lunch' }] }],
+    });
+    const r = await publish([file, '--tenant', t, '--format', 'json']);
+    const out = r.json();
+    expect(out).toMatchObject({ ok: false, outcome: 'published', seedApplied: { inserted: 2 } });
+    expect(out.seedApplied.errors).toEqual([expect.objectContaining({ seed: 'exp', recordIndex: 0, field: 'vendor', dropped: true })]);
+    const dropped = out.issues.filter((i: { code: string }) => i.code === 'seed_value_dropped');
+    expect(dropped).toEqual([
+      expect.objectContaining({ layer: 'runtime', severity: 'error', artifact: { type: 'seed', name: 'exp' }, path: '/records/0/vendor' }),
+    ]);
+    expect(dropped[0].location).toMatchObject({ file: expect.stringMatching(/stack-.*\.json$/), pointer: '/data/0/records/0/vendor' });
+    expect(r.code).toBe(EXIT.errors);
+  });
+
   it('exits 2 with one clear line when it cannot run', async () => {
     const missing = await publishCommand(['nope.json'], recordingIo(cwd, env)).catch((e: Error) => e);
     expect(missing).toBeInstanceOf(Error);
