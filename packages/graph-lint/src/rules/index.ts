@@ -8,6 +8,7 @@ import datasetObjectExists from './dataset-object-exists.ts';
 import dateFieldsAreDates from './date-fields-are-dates.ts';
 import datePresetComparands from './date-preset-comparands.ts';
 import fieldOptionsValid from './field-options-valid.ts';
+import formulaExpressionsResolve from './formula-expressions-resolve.ts';
 import formulaFieldUsage from './formula-field-usage.ts';
 import kanbanGroupFieldValid from './kanban-group-field-valid.ts';
 import listChartBindings from './list-chart-bindings.ts';
@@ -40,6 +41,7 @@ export const RULES: readonly Rule[] = [
   dateFieldsAreDates,
   datePresetComparands,
   fieldOptionsValid,
+  formulaExpressionsResolve,
   formulaFieldUsage,
   kanbanGroupFieldValid,
   listChartBindings,
