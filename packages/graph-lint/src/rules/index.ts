@@ -16,6 +16,7 @@ import listChartConfigValid from './list-chart-config-valid.ts';
 import lookupReferenceExists from './lookup-reference-exists.ts';
 import navTargetExists from './nav-target-exists.ts';
 import objectFieldsExist from './object-fields-exist.ts';
+import rollupSummaryValid from './rollup-summary-valid.ts';
 import seedDuplicateKeys from './seed-duplicate-keys.ts';
 import seedFieldsExist from './seed-fields-exist.ts';
 import seedInsertMode from './seed-insert-mode.ts';
@@ -49,6 +50,7 @@ export const RULES: readonly Rule[] = [
   lookupReferenceExists,
   navTargetExists,
   objectFieldsExist,
+  rollupSummaryValid,
   seedDuplicateKeys,
   seedFieldsExist,
   seedInsertMode,
