@@ -109,6 +109,8 @@ export interface SeedNode extends NodeBase {
 
 export interface NamedNode extends NodeBase {
   readonly type: 'report' | 'page';
+  /** The body as written (a report's dataset, rows, columns, values; a page's content), when it parsed. */
+  readonly def?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** The draft-overlaid artifact graph, indexed once per verification; every lookup is O(1). */
@@ -616,7 +618,8 @@ class GraphBuilder {
   private addNamed(a: RawArtifact, type: 'report' | 'page'): void {
     const d = validate(NamedSchema, a.body);
     if (!d.success) this.invalid(a, d.error);
-    (type === 'report' ? this.reports : this.pages).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source });
+    const def = d.success && typeof a.body === 'object' && a.body !== null ? (a.body as Record<string, unknown>) : undefined;
+    (type === 'report' ? this.reports : this.pages).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source, def });
   }
 }
 

@@ -16,6 +16,7 @@ import listChartConfigValid from './list-chart-config-valid.ts';
 import lookupReferenceExists from './lookup-reference-exists.ts';
 import navTargetExists from './nav-target-exists.ts';
 import objectFieldsExist from './object-fields-exist.ts';
+import reportBindingsResolve from './report-bindings-resolve.ts';
 import rollupSummaryValid from './rollup-summary-valid.ts';
 import seedDuplicateKeys from './seed-duplicate-keys.ts';
 import seedFieldsExist from './seed-fields-exist.ts';
@@ -50,6 +51,7 @@ export const RULES: readonly Rule[] = [
   lookupReferenceExists,
   navTargetExists,
   objectFieldsExist,
+  reportBindingsResolve,
   rollupSummaryValid,
   seedDuplicateKeys,
   seedFieldsExist,
