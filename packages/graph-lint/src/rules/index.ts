@@ -18,6 +18,7 @@ import navTargetExists from './nav-target-exists.ts';
 import objectFieldsExist from './object-fields-exist.ts';
 import reportBindingsResolve from './report-bindings-resolve.ts';
 import rollupSummaryValid from './rollup-summary-valid.ts';
+import securityReferencesResolve from './security-references-resolve.ts';
 import seedDuplicateKeys from './seed-duplicate-keys.ts';
 import seedFieldsExist from './seed-fields-exist.ts';
 import seedInsertMode from './seed-insert-mode.ts';
@@ -53,6 +54,7 @@ export const RULES: readonly Rule[] = [
   objectFieldsExist,
   reportBindingsResolve,
   rollupSummaryValid,
+  securityReferencesResolve,
   seedDuplicateKeys,
   seedFieldsExist,
   seedInsertMode,
