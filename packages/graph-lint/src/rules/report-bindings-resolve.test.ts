@@ -38,6 +38,10 @@ describe(rule.meta.name, () =>
         stack: report({ type: 'tabular', objectName: 'exp_expense', columns: [{ field: 'title' }, 'category.name', 'created_at'] }),
       },
       { name: 'a report with neither dataset nor object is not judged', stack: report({}) },
+      {
+        name: 'a tabular report on a dataset lists dimensions or fields of its object',
+        stack: report({ type: 'tabular', dataset: DS, columns: ['status', 'title', 'category.name'] }),
+      },
     ],
     invalid: [
       {

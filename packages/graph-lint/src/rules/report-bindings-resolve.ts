@@ -84,6 +84,9 @@ function* checkAgainstDataset(
   const measures = [...ds.measures.keys()];
   const selectedDims: string[] = [];
   const selectedMeasures: string[] = [];
+  const object = ds.object === undefined ? undefined : graph.objects.get(ds.object);
+  // A tabular report lists records: its columns may be fields of the dataset's object as well.
+  const recordColumns = body.type === 'tabular' && object !== undefined && !object.invalid ? object : undefined;
   const each = function* (slot: string, kind: 'dimension' | 'measure'): Generator<Finding> {
     const list = body[slot];
     if (!Array.isArray(list)) return;
@@ -93,6 +96,7 @@ function* checkAgainstDataset(
       if (name === undefined) continue;
       (kind === 'dimension' ? selectedDims : selectedMeasures).push(name);
       if (declared.includes(name)) continue;
+      if (slot === 'columns' && recordColumns && resolvePath(graph, recordColumns, name).ok) continue;
       const path = pointer(
         ...at,
         slot,
@@ -117,7 +121,6 @@ function* checkAgainstDataset(
   yield* each('columns', 'dimension');
   yield* each('values', 'measure');
   // A runtime filter names a dimension of the dataset or a field of its object.
-  const object = ds.object === undefined ? undefined : graph.objects.get(ds.object);
   if (object && !object.invalid) {
     for (const leaf of filterLeaves(body.runtimeFilter, [...at, 'runtimeFilter'])) {
       if (ds.dimensions.has(leaf.field) || resolvePath(graph, object, leaf.field).ok) continue;
