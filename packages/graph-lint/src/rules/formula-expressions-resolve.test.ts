@@ -34,6 +34,13 @@ describe(rule.meta.name, () =>
         },
       },
       {
+        name: 'a CEL default and a literal default',
+        stack: (s) => {
+          s.objects[1].fields.spent_on.defaultValue = { dialect: 'cel', source: 'today()' };
+          s.objects[1].fields.title.defaultValue = 'record.(';
+        },
+      },
+      {
         name: 'a formula reading a number formula',
         stack: (s) => {
           formula(cel('record.amount * 2'))(s);
@@ -100,6 +107,11 @@ describe(rule.meta.name, () =>
           s.objects[1].fields.calc2 = { type: 'formula', expression: cel('record.calc * 2') };
         },
         errors: [{ code: 'field_type_mismatch', artifact: 'object/exp_expense', path: '/fields/calc2/expression/source' }],
+      },
+      {
+        name: 'a CEL default that does not parse',
+        stack: (s) => (s.objects[1].fields.spent_on.defaultValue = { dialect: 'cel', source: 'daysAgo(2' }),
+        errors: [{ code: 'formula_parse_error', artifact: 'object/exp_expense', path: '/fields/spent_on/defaultValue/source' }],
       },
       {
         name: 'a declared number result from a comparison',

@@ -32,8 +32,8 @@ function formulaKinds(graph: Graph): (o: ObjectNode, f: string) => ValueKind {
 }
 
 /**
- * Formula fields, field conditions (visibleWhen/readonlyWhen/requiredWhen) and validation rules
- * parse (`formula_parse_error`, with line and column), every field they read resolves — lookup
+ * Formula fields, field conditions (visibleWhen/readonlyWhen/requiredWhen), CEL default values
+ * and validation rules parse (`formula_parse_error`, with line and column), every field they read resolves — lookup
  * paths such as `record.account.name` followed (`unknown_field`) — and their arithmetic and
  * declared result types agree with the fields they read (`field_type_mismatch`). A validation
  * rule's own `field` (state machine, format) must exist too.
@@ -70,6 +70,13 @@ export default defineRule({
               } satisfies Finding;
             }
           }
+        }
+        // A CEL default (`{dialect: 'cel', source: 'today()'}`; a plain string default is a literal value).
+        const dflt = def.defaultValue;
+        if (typeof dflt === 'object' && dflt !== null && (dflt as { dialect?: unknown }).dialect === 'cel') {
+          const at = expressionAt(dflt, fieldPointer(field.name, 'defaultValue'));
+          const subject = `The default value of field ${q(field.name)} of object ${q(object.name)}`;
+          if (at) yield* checkExpression(graph, at, { artifact, subject, object }, kindOf).findings;
         }
         for (const key of FIELD_CONDITIONS) {
           const at = def[key] === undefined ? undefined : expressionAt(def[key], fieldPointer(field.name, key));

@@ -86,8 +86,12 @@ function* checkSharingRule(
   if (!r.object || r.object.invalid || def.condition === undefined) return;
   const at = expressionAt(def.condition, '/condition');
   if (at)
-    yield* checkExpression(graph, at, { artifact, subject: `The condition of sharing rule ${q(rule.name)} on object ${q(r.object.name)}`, object: r.object }, kindOf)
-      .findings;
+    yield* checkExpression(
+      graph,
+      at,
+      { artifact, subject: `The condition of sharing rule ${q(rule.name)} on object ${q(r.object.name)}`, object: r.object },
+      kindOf,
+    ).findings;
 }
 
 /**
