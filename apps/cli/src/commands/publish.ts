@@ -1,25 +1,24 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { BuildIssue } from '@bvl/build-issue';
-import { type ArtifactSet, didYouMean, locateIssues, locateNotices, mergeOverlay } from '@bvl/metadata';
+import { didYouMean, locateIssues, locateNotices, mergeOverlay } from '@bvl/metadata';
 import {
   discardDrafts,
   openPlatform,
-  overlayOf,
   type Platform,
   type PublishResult,
   packageExists,
   packageProblem,
   packagesOf,
   platformOptionsFromEnv,
-  readOverlayRows,
   type SeedApplied,
   stageDrafts,
   tenantProblem,
   tenantSchema,
+  verifyOverTenant,
 } from '@bvl/platform';
 import type { ProbeReport } from '@bvl/runtime-probes';
-import { type Verification, verify } from '@bvl/verify';
+import { verify } from '@bvl/verify';
 import { publishBuild } from '@bvl/verify-build';
 import { checkedLine, readInputs } from '../check-input.ts';
 import { type CliIo, EXIT } from '../cli-io.ts';
@@ -205,23 +204,6 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   } finally {
     await platform.close().catch(() => {});
   }
-}
-
-/**
- * The files verified over the tenant's published artifacts (every package's; the files replace
- * what they redefine, as the package's drafts will): the overlay the publish gate judges, read
- * before anything is staged.
- */
-async function verifyOverTenant(
-  platform: Platform,
-  scope: { readonly tenant: string; readonly package: string },
-  published: ArtifactSet,
-  drafts: ArtifactSet | undefined,
-): Promise<Verification> {
-  const rows = (await readOverlayRows(platform.db, scope.tenant, scope.package)).filter((r) => r.state === 'active');
-  const tenantState = overlayOf(rows, scope.package).published.artifacts;
-  const merged = [...mergeOverlay(tenantState, published.artifacts).merged.values()];
-  return verify({ ...published, artifacts: merged }, drafts);
 }
 
 /**
