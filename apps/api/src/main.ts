@@ -1,5 +1,6 @@
 // The composition root: the only place that opens the database, reads the environment, makes the
 // logger and listens. `bvl serve`, `bvl mcp` and `bvl token` call these.
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
 import { serve } from '@hono/node-server';
@@ -130,7 +131,15 @@ export async function runMcpStdio(options: {
   readonly stdout?: NodeJS.WritableStream | undefined;
   readonly stderr?: NodeJS.WritableStream | undefined;
 }): Promise<void> {
-  const server = createLocalMcp({ ...options, openPlatform: () => openPlatform(platformOptionsFromEnv(options.env, options.cwd)) });
+  const where = () => platformOptionsFromEnv(options.env, options.cwd);
+  const server = createLocalMcp({
+    ...options,
+    openPlatform: () => openPlatform(where()),
+    databaseMayHaveState: () => {
+      const w = where();
+      return w.dataDir === undefined || existsSync(w.dataDir);
+    },
+  });
   const stderr = options.stderr ?? process.stderr;
   const transport = new LineStdioTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout, { log: (line) => stderr.write(`${line}\n`) });
   const closed = new Promise<void>((done) => {

@@ -55,6 +55,10 @@ function digest(a: RawArtifact): Record<string, unknown> {
     case 'report':
     case 'page':
       return { label: b.label };
+    case 'permission':
+      return { label: b.label, objects: isRecord(b.objects) ? Object.keys(b.objects) : [] };
+    case 'sharing_rule':
+      return { object: b.object, accessLevel: b.accessLevel };
   }
 }
 

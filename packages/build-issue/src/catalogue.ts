@@ -65,14 +65,24 @@ export const CATALOGUE = {
     severity: 'error',
     summary: 'Two artifacts (or two widgets of one dashboard) share a type and name; one silently shadows the other.',
   },
-  dangling_object: { layer: 'graph', impact: 'breaks', severity: 'error', summary: 'A view, dataset or seed names an object that does not exist.' },
+  dangling_object: {
+    layer: 'graph',
+    impact: 'breaks',
+    severity: 'error',
+    summary: 'A view, dataset, seed, roll-up, permission set or sharing rule names an object that does not exist.',
+  },
   dangling_reference: {
     layer: 'graph',
     impact: 'breaks',
     severity: 'error',
     summary: 'A lookup/master_detail field references an object that does not exist.',
   },
-  unknown_field: { layer: 'graph', impact: 'breaks', severity: 'error', summary: 'A view, dataset or seed names a field its object does not have.' },
+  unknown_field: {
+    layer: 'graph',
+    impact: 'breaks',
+    severity: 'error',
+    summary: 'A view, dataset, seed, formula, roll-up, permission set or sharing rule names a field its object does not have.',
+  },
   dangling_dataset: {
     layer: 'graph',
     impact: 'shows-nothing',
@@ -134,6 +144,18 @@ export const CATALOGUE = {
     impact: 'wrong-numbers',
     severity: 'error',
     summary: "A seed lookup value matches no record's natural key in the target object's seed.",
+  },
+  formula_parse_error: {
+    layer: 'graph',
+    impact: 'breaks',
+    severity: 'error',
+    summary: 'A formula or CEL expression (a formula field, a validation rule, a sharing rule condition) does not parse.',
+  },
+  rollup_not_related: {
+    layer: 'graph',
+    impact: 'breaks',
+    severity: 'error',
+    summary: "A roll-up summary field summarizes an object that has no lookup/master_detail to the summary's object.",
   },
   seed_value_not_in_options: {
     layer: 'graph',
@@ -226,6 +248,12 @@ export const CATALOGUE = {
     impact: 'shows-nothing',
     severity: 'error',
     summary: 'A field is schema-valid but inert (select without options, lookup without reference, …).',
+  },
+  seed_value_dropped: {
+    layer: 'runtime',
+    impact: 'wrong-numbers',
+    severity: 'error',
+    summary: 'The publish wrote a seed record without one of its values (a lookup that matched no row, a field the object lacks).',
   },
   seed_not_applied: { layer: 'runtime', impact: 'shows-nothing', severity: 'error', summary: 'A seeded object has no rows after publish.' },
   row_count_mismatch: {

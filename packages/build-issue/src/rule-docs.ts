@@ -98,6 +98,20 @@ export const RULE_DOCS = {
     example: '{ "object": "exp_expense", "records": [ { "title": "Taxi", "category": "Travl" } ] }',
     fix: "Use the natural key of an existing record of the referenced object's seed, or add that record.",
   },
+  formula_parse_error: {
+    meaning:
+      "A formula field's `expression`, a validation rule's `condition` or a sharing rule's `condition` is not a well-formed CEL expression; the message gives the line and column.",
+    why: 'ObjectStack cannot compile it: the formula column is empty on every record, the validation never runs, the sharing rule shares nothing.',
+    example: '"margin": { "type": "formula", "expression": { "dialect": "cel", "source": "record.price - (record.cost" } }',
+    fix: 'Correct the expression at the position named (balance brackets and quotes, use `record.<field>` for fields).',
+  },
+  rollup_not_related: {
+    meaning:
+      'A summary (roll-up) field aggregates records of an object that has no lookup or master_detail field pointing back at the object the summary lives on.',
+    why: 'There is no relationship to group the child records by, so the summary cannot be computed and stays empty.',
+    example: '"line_total": { "type": "summary", "summaryOperations": { "object": "crm_note", "field": "amount", "function": "sum" } }',
+    fix: 'Summarize the child object that has a master_detail (or lookup) to this object, or add that relationship field to the child.',
+  },
   seed_value_not_in_options: {
     meaning: "A seed value for a select, multiselect or radio field is not one of the field's option values.",
     why: 'The record carries a value the UI cannot show or filter on; the badge or column is blank.',
@@ -161,6 +175,13 @@ export const RULE_DOCS = {
     why: 'The form shows an empty picker or a blank value; nothing can be entered or computed.',
     example: '"status": { "type": "select" }',
     fix: 'Give the field what its type needs (options, reference, expression, operations), or change its type.',
+  },
+  seed_value_dropped: {
+    meaning:
+      'The publish wrote a seed record but left one of its values out: a lookup value that matched no row of the target object (a user that does not exist, a misspelt external id), or a key the object has no field for.',
+    why: 'The row exists, so counts look right, but the relationship or value is missing: related lists, roll-ups and charts grouped by it are wrong.',
+    example: '{ "object": "todo_task", "records": [ { "subject": "Call", "owner": "nobody@example.com" } ] }',
+    fix: 'Name an existing record (its natural key or id) — seed the target first, sys_user included — or leave the value out; then publish again.',
   },
   seed_not_applied: {
     meaning: 'A seeded object has no rows after publish.',

@@ -1,5 +1,5 @@
-/** The artifact types bvl loads. Reports and pages are loaded as nav targets only. */
-export const ARTIFACT_TYPES = ['object', 'view', 'dashboard', 'dataset', 'app', 'seed', 'report', 'page'] as const;
+/** The artifact types bvl loads. Pages are loaded as nav targets only. */
+export const ARTIFACT_TYPES = ['object', 'view', 'dashboard', 'dataset', 'app', 'seed', 'report', 'page', 'permission', 'sharing_rule'] as const;
 export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
 
 /** Where an artifact came from: a file (when known) and a JSON pointer to its body in that file. */

@@ -17,6 +17,10 @@ export const STACK_KEYS: ReadonlyArray<readonly [string, ArtifactType]> = [
   ['data', 'seed'],
   ['reports', 'report'],
   ['pages', 'page'],
+  // Profiles are permission sets (ObjectStack's isProfile); `permissions` last, so it is the type's own key.
+  ['profiles', 'permission'],
+  ['permissions', 'permission'],
+  ['sharingRules', 'sharing_rule'],
 ];
 
 /**
@@ -47,14 +51,12 @@ export const UNREAD_STACK_KEYS: ReadonlySet<string> = new Set([
   'name',
   'namespace',
   'objectExtensions',
-  'permissions',
   'plugins',
   'policies',
   'positions',
   'ragPipelines',
   'requires',
   'roles',
-  'sharingRules',
   'themes',
   'translations',
   'version',
@@ -428,6 +430,9 @@ export const FOLDER_DIRS: Readonly<Record<string, ArtifactType>> = {
   data: 'seed',
   reports: 'report',
   pages: 'page',
+  permissions: 'permission',
+  profiles: 'permission',
+  sharingRules: 'sharing_rule',
 };
 
 /**

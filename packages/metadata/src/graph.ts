@@ -108,7 +108,9 @@ export interface SeedNode extends NodeBase {
 }
 
 export interface NamedNode extends NodeBase {
-  readonly type: 'report' | 'page';
+  readonly type: 'report' | 'page' | 'permission' | 'sharing_rule';
+  /** The body as written (a report's dataset, rows, columns, values; a page's content), when it parsed. */
+  readonly def?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** The draft-overlaid artifact graph, indexed once per verification; every lookup is O(1). */
@@ -129,6 +131,9 @@ export interface Graph {
   readonly priorSeedsByObject: ReadonlyMap<string, readonly SeedNode[]>;
   readonly reports: ReadonlyMap<string, NamedNode>;
   readonly pages: ReadonlyMap<string, NamedNode>;
+  /** Permission sets and profiles: object and field grants, row-level security. */
+  readonly permissions: ReadonlyMap<string, NamedNode>;
+  readonly sharingRules: ReadonlyMap<string, NamedNode>;
   /** Where an artifact came from (for SARIF physical locations). */
   sourceOf(type: string, name: string): ArtifactSource | undefined;
 }
@@ -217,6 +222,8 @@ class GraphBuilder {
   readonly seedsByObject = new Map<string, SeedNode[]>();
   readonly reports = new Map<string, NamedNode>();
   readonly pages = new Map<string, NamedNode>();
+  readonly permissions = new Map<string, NamedNode>();
+  readonly sharingRules = new Map<string, NamedNode>();
   readonly sources = new Map<string, ArtifactSource>();
 
   constructor(
@@ -242,6 +249,8 @@ class GraphBuilder {
         return this.addSeed(a);
       case 'report':
       case 'page':
+      case 'permission':
+      case 'sharing_rule':
         return this.addNamed(a, a.type);
       default:
         return assertNever(a.type);
@@ -278,6 +287,8 @@ class GraphBuilder {
       priorSeedsByObject: this.priorSeedsByObject,
       reports: this.reports,
       pages: this.pages,
+      permissions: this.permissions,
+      sharingRules: this.sharingRules,
       sourceOf: (type, name) => sources.get(artifactKey(type, name)),
     };
   }
@@ -339,7 +350,9 @@ class GraphBuilder {
         });
       case 'report':
       case 'page':
-        return void (a.type === 'report' ? this.reports : this.pages).set(a.name, { ...base, type: a.type });
+      case 'permission':
+      case 'sharing_rule':
+        return void this.namedOf(a.type).set(a.name, { ...base, type: a.type });
       default:
         return assertNever(a.type);
     }
@@ -613,10 +626,15 @@ class GraphBuilder {
     else this.seedsByObject.set(object, [node]);
   }
 
-  private addNamed(a: RawArtifact, type: 'report' | 'page'): void {
+  private namedOf(type: NamedNode['type']): Map<string, NamedNode> {
+    return { report: this.reports, page: this.pages, permission: this.permissions, sharing_rule: this.sharingRules }[type];
+  }
+
+  private addNamed(a: RawArtifact, type: NamedNode['type']): void {
     const d = validate(NamedSchema, a.body);
     if (!d.success) this.invalid(a, d.error);
-    (type === 'report' ? this.reports : this.pages).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source });
+    const def = d.success && typeof a.body === 'object' && a.body !== null ? (a.body as Record<string, unknown>) : undefined;
+    this.namedOf(type).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source, def });
   }
 }
 

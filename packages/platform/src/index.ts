@@ -119,4 +119,5 @@ export { dropTenant, ensureOwnSchema, ensureTenant, ForeignSchemaError, tenantSc
 export { checkScope, type PackageScope, ScopeError } from './scope.ts';
 export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
 export { type ColumnValue, toColumnValue } from './to-column-value.ts';
+export { verifyOverTenant } from './verify-over-tenant.ts';
 export { type ContractProblem, writeContractProblem } from './write-contract.ts';

@@ -168,7 +168,7 @@ describe('prepareSeedRecords', () => {
           { index: 0, row: { name: 'A', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] },
           { index: 1, row: { name: 'B', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] },
         ],
-        problems: [{ index: 0, field: 'nope', message: 'object "acct" has no field "nope"; the value was dropped (reported once per seed)' }],
+        problems: [{ index: 0, field: 'nope', message: 'object "acct" has no field "nope"; the value was dropped (reported once per seed)', dropped: true }],
         refused: 0,
       },
     },

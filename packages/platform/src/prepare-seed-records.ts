@@ -32,6 +32,8 @@ export interface RecordProblem {
   readonly index: number;
   readonly message: string;
   readonly field?: string;
+  /** The record is still written, without this value. */
+  readonly dropped?: true;
 }
 
 /** How each record key of `object` is written (`id` included); undefined when the key is not a field. */
@@ -133,7 +135,12 @@ export function prepareSeedRecords(input: PrepareInput): PrepareResult {
       const plan = planOf(key);
       if (!plan) {
         if (!input.unknownReported.has(key))
-          problems.push({ index: i, message: `object "${seed.object}" has no field "${key}"; the value was dropped (reported once per seed)`, field: key });
+          problems.push({
+            index: i,
+            message: `object "${seed.object}" has no field "${key}"; the value was dropped (reported once per seed)`,
+            field: key,
+            dropped: true,
+          });
         input.unknownReported.add(key);
         continue;
       }
@@ -144,7 +151,7 @@ export function prepareSeedRecords(input: PrepareInput): PrepareResult {
       }
       if (plan.relation) {
         const keys = lookupKeys(value, plan.relation.multiple);
-        if (typeof keys === 'string') problems.push({ index: i, message: keys, field: key });
+        if (typeof keys === 'string') problems.push({ index: i, message: keys, field: key, dropped: true });
         else if (keys.length === 0) row[plan.column] = plan.relation.multiple && Array.isArray(value) ? [] : null;
         else lookups.push({ field: key, target: plan.relation.target, multiple: plan.relation.multiple, keys });
         continue;

@@ -53,7 +53,7 @@ export async function resolveLookups(
     for (const l of p.lookups) {
       const ids = found.get(l.target)!;
       if (typeof ids === 'string') {
-        err(p.index, ids, l.field);
+        err(p.index, ids, l.field, true);
         continue;
       }
       const resolved: string[] = [];
@@ -78,7 +78,7 @@ export async function resolveLookups(
           resolved,
           chunkIndex,
         });
-      else err(p.index, unresolvedMessage(run.graph, l.target, missing), l.field);
+      else err(p.index, unresolvedMessage(run.graph, l.target, missing), l.field, true);
     }
   });
 }
@@ -186,7 +186,7 @@ export async function resolveDeferred(
     found.set(target, failure ?? merged);
   }
   for (const d of deferred) {
-    const err = (message: string) => report({ seed: d.seed, object: d.object, recordIndex: d.recordIndex, field: d.field, message });
+    const err = (message: string) => report({ seed: d.seed, object: d.object, recordIndex: d.recordIndex, field: d.field, message, dropped: true });
     const ids = found.get(d.target)!;
     if (typeof ids === 'string') {
       err(ids);

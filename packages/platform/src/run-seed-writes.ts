@@ -24,7 +24,7 @@ export interface WriteCounts {
 }
 
 /** A record's row-level failure: its index, the message, the field it is about. */
-export type RecordError = (index: number, message: string, field?: string) => void;
+export type RecordError = (index: number, message: string, field?: string, dropped?: boolean) => void;
 
 /** Runs `fn` inside a savepoint, so a failing statement costs only itself, not the seed's transaction. */
 export async function attempt<T>(db: Db, fn: () => Promise<T>): Promise<Attempt<T>> {

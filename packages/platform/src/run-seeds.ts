@@ -122,7 +122,7 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
   if (deferred.length > 0) {
     const lookupErrors: SeedError[] = [];
     const failed = (message: string) => {
-      for (const d of deferred) report({ seed: d.seed, object: d.object, recordIndex: d.recordIndex, field: d.field, message });
+      for (const d of deferred) report({ seed: d.seed, object: d.object, recordIndex: d.recordIndex, field: d.field, message, dropped: true });
     };
     if (interrupted !== undefined) failed(`lookup not resolved: the seeds stopped on a database failure (${interrupted})`);
     else {
@@ -174,8 +174,8 @@ interface SeedRun {
 
 async function runSeed(db: Db, run: SeedRun): Promise<void> {
   const { seed, object, outcome, report, schema } = run;
-  const err = (recordIndex: number, message: string, field?: string) =>
-    report({ seed: seed.name, object: seed.object, recordIndex, ...(field ? { field } : {}), message });
+  const err = (recordIndex: number, message: string, field?: string, dropped?: boolean) =>
+    report({ seed: seed.name, object: seed.object, recordIndex, ...(field ? { field } : {}), message, ...(dropped ? { dropped: true as const } : {}) });
   const planOf = fieldPlanner(object);
   const keyPlans = seed.externalId.map((k) => planOf(k));
   const keyless = keyPlans.some((p) => !p || p.type.array || p.type.base === 'jsonb');
@@ -210,7 +210,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       unknownReported,
     });
     outcome.failed += prepared.refused;
-    for (const p of prepared.problems) err(p.index, p.message, p.field);
+    for (const p of prepared.problems) err(p.index, p.message, p.field, p.dropped);
     const chunk: Prepared[] = prepared.chunk;
     const later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }> = [];
     await resolveLookups(db, run, chunk, err, later);

@@ -7,6 +7,8 @@ export interface SeedError {
   readonly recordIndex: number;
   readonly field?: string;
   readonly message: string;
+  /** The record was written without this field's value (an unresolved lookup, an unknown field): not a failed record. */
+  readonly dropped?: true;
 }
 
 /** What happened to one seed. `failed` counts records that were not written at all. */

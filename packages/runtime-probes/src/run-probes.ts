@@ -3,7 +3,7 @@ import type { Graph } from '@bvl/metadata';
 import { planProbes } from './plan-probes.ts';
 import type { ProbeEngine, ProbeOutcome } from './probe-engine.ts';
 import { type Plane, type ProbeReport, type SkippedProbe, sortSkipped, zeroPlanes } from './probe-report.ts';
-import { judgeSeed, type SeedApplyReport } from './seed-probe.ts';
+import { judgeDroppedValues, judgeSeed, type SeedApplyReport } from './seed-probe.ts';
 import { judgeView } from './view-probe.ts';
 import { judgeWidget } from './widget-probe.ts';
 
@@ -99,6 +99,7 @@ export async function runProbes(input: RunProbesInput): Promise<ProbeReport> {
     const issue = judgeSeed(probe, count, input.seedApplied);
     if (issue) issues.push(issue);
   }
+  issues.push(...judgeDroppedValues(plan.seeds, input.seedApplied));
 
   const readView = engine.readView?.bind(engine);
   if (!readView && plan.views.length > 0) {

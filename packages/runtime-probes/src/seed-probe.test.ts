@@ -1,7 +1,7 @@
 import type { SeedNode } from '@bvl/metadata';
 import { describe, expect, it } from 'vitest';
 import { graphOf } from '../test/graphs.ts';
-import { expectedRows, judgeSeed, type SeedApplyReport, type SeedProbe } from './seed-probe.ts';
+import { expectedRows, judgeDroppedValues, judgeSeed, type SeedApplyReport, type SeedProbe } from './seed-probe.ts';
 
 const seedOf = (seed: Record<string, unknown>): SeedNode =>
   graphOf({ objects: [{ name: 'o', fields: { name: { type: 'text' }, a: { type: 'text' }, b: { type: 'text' } } }], data: [seed] }).seeds.get('o')!;
@@ -63,4 +63,53 @@ describe('judgeSeed', () => {
       code: 'seed_not_applied',
       message: expect.stringMatching(/counting the rows of object "o" failed: relation "t_x.o" does not exist/),
     }));
+});
+
+describe('judgeDroppedValues', () => {
+  const probe: SeedProbe = { seed: seedOf({ object: 'o', records: [{ name: 'x' }, { name: 'y' }, { name: 'z' }, { name: 'w' }] }), expected: 4 };
+  const lookup = 'lookup value "ada" matches no "sys_user" row by name (nor by id); the field was left empty';
+  const table: Array<[string, SeedApplyReport, Array<[string, string, string]>]> = [
+    ['no error: nothing', { errors: [] }, []],
+    [
+      "a failed record is the count probe's, not a dropped value",
+      { errors: [{ seed: 'o', object: 'o', recordIndex: 1, field: 'a', message: 'row not written: x' }] },
+      [],
+    ],
+    [
+      'rows written without a value: one issue per seed and field, at the first record',
+      {
+        errors: [
+          { seed: 'o', object: 'o', recordIndex: 2, field: 'a', message: lookup, dropped: true },
+          { seed: 'o', object: 'o', recordIndex: 0, field: 'a', message: lookup, dropped: true },
+          { seed: 'o', object: 'o', recordIndex: 3, field: 'b', message: 'object "o" has no field "b"; the value was dropped', dropped: true },
+          { seed: 'other', object: 'x', recordIndex: 0, field: 'a', message: lookup, dropped: true },
+        ],
+      },
+      [
+        ['/records/0/a', 'records 0, 2', 'a'],
+        ['/records/3/b', 'record 3', 'b'],
+      ],
+    ],
+    [
+      'a dropped value on a record that then failed whole is not reported twice',
+      {
+        errors: [
+          { seed: 'o', object: 'o', recordIndex: 1, field: 'a', message: lookup, dropped: true },
+          { seed: 'o', object: 'o', recordIndex: 1, field: 'b', message: 'row not written: too long' },
+        ],
+      },
+      [],
+    ],
+  ];
+  it.each(table)('%s', (_label, report, want) => {
+    const issues = judgeDroppedValues([probe], report);
+    expect(issues.map((i) => [i.path, i.code, i.severity, i.layer, i.ref?.member])).toEqual(
+      want.map(([path, , field]) => [path, 'seed_value_dropped', 'error', 'runtime', field]),
+    );
+    for (const [i, [, records]] of want.entries()) expect(issues[i]!.message).toContain(`wrote ${records} of object "o"`);
+  });
+  it("quotes the publish's reason", () =>
+    expect(judgeDroppedValues([probe], { errors: [{ seed: 'o', object: 'o', recordIndex: 0, field: 'a', message: lookup, dropped: true }] })[0]!.message).toBe(
+      `Seed "o" wrote record 0 of object "o" without its "a" value: ${lookup}.`,
+    ));
 });

@@ -10,6 +10,8 @@ export interface SeedErrorDetail {
   readonly recordIndex: number;
   readonly field?: string;
   readonly message: string;
+  /** The record was written without this field's value (an unresolved lookup, an unknown field). */
+  readonly dropped?: boolean;
 }
 
 /** The part of a publish's `seedApplied` the seed probe reads. */
@@ -108,4 +110,41 @@ export function judgeSeed(probe: SeedProbe, count: ProbeOutcome<number>, report:
     message: `Object "${seed.object}" has ${count.value} row${count.value === 1 ? '' : 's'} after publish, fewer than the ${expected} records of seed "${seed.name}".${detail(seed.name, report)}`,
     fix,
   });
+}
+
+/** Records named in a dropped-value message; the rest are counted. */
+const MAX_NAMED_RECORDS = 5;
+
+/**
+ * Rows the publish wrote with a value dropped — a lookup that matched no row, a field the object
+ * lacks — as `seed_value_dropped`, one per seed and field (records that failed whole are the count
+ * probe's). The row exists, so no count shows it: without this it would live only in the report. Pure.
+ */
+export function judgeDroppedValues(probes: readonly SeedProbe[], report: SeedApplyReport | undefined): BuildIssue[] {
+  const out: BuildIssue[] = [];
+  const errors = report?.errors ?? [];
+  for (const { seed } of probes) {
+    const mine = errors.filter((e) => e.seed === seed.name);
+    const failedRecords = new Set(mine.filter((e) => !e.dropped && e.recordIndex >= 0).map((e) => e.recordIndex));
+    const byField = new Map<string, SeedErrorDetail[]>();
+    for (const e of mine) {
+      if (!e.dropped || e.field === undefined || e.recordIndex < 0 || failedRecords.has(e.recordIndex)) continue;
+      byField.set(e.field, [...(byField.get(e.field) ?? []), e]);
+    }
+    for (const [field, list] of [...byField].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const records = [...new Set(list.map((e) => e.recordIndex))].sort((a, b) => a - b);
+      const named = records.slice(0, MAX_NAMED_RECORDS).join(', ') + (records.length > MAX_NAMED_RECORDS ? `, … (${records.length} in all)` : '');
+      out.push(
+        makeIssue({
+          code: 'seed_value_dropped',
+          artifact: { type: 'seed', name: seed.name },
+          ref: { type: 'object', name: seed.object, member: field },
+          message: `Seed "${seed.name}" wrote ${records.length === 1 ? `record ${named}` : `records ${named}`} of object "${seed.object}" without its "${field}" value: ${list[0]!.message}.`,
+          fix: `Give "${field}" a value the publish can store (a lookup must name an existing record's natural key or id; seed the target first), or leave it out of the records; then publish again.`,
+          path: `/records/${records[0]}/${field.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+        }),
+      );
+    }
+  }
+  return out;
 }

@@ -79,6 +79,8 @@ export interface LocalMcpDeps {
   readonly cwd: string;
   readonly version: string;
   readonly openPlatform: () => Promise<Platform>;
+  /** Whether the local database may hold published artifacts (an embedded one not yet made holds none); default yes. */
+  readonly databaseMayHaveState?: (() => boolean) | undefined;
 }
 
 /** The files verified, as verify_build's result: what the one answer view reads. */
@@ -194,7 +196,12 @@ export function createLocalMcp(deps: LocalMcpDeps): McpServer {
       output: PublishOutput,
       annotations: writes,
       run: async (a: LocalSource & { tenant?: string; package?: string } & ViewOptions) => {
-        const r = await publishFiles(deps.cwd, { ...a, tenant: a.tenant ?? 'default', package: a.package ?? 'default' }, deps.openPlatform);
+        const r = await publishFiles(
+          deps.cwd,
+          { ...a, tenant: a.tenant ?? 'default', package: a.package ?? 'default' },
+          deps.openPlatform,
+          deps.databaseMayHaveState,
+        );
         const { session: _s, ...answer } = answerPublish(r, a, 'summary');
         return { output: { ...answer, target: r.target }, failed: r.outcome === 'failed' };
       },

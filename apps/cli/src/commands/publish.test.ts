@@ -280,6 +280,77 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     expect(other.io.err()).toBe('');
   });
 
+  it('a lookup to an object another package of the tenant published: the CLI publishes it as the HTTP API does', async () => {
+    const core = await stackFile({
+      objects: [{ name: 'crm_account', fields: { name: { type: 'text' } } }],
+      data: [{ object: 'crm_account', records: [{ name: 'Acme' }] }],
+    });
+    const sales = {
+      objects: [{ name: 'crm_deal', fields: { name: { type: 'text' }, account: { type: 'lookup', reference: 'crm_account' } } }],
+      views: [{ name: 'crm_deal', list: { type: 'grid', data: { provider: 'object', object: 'crm_deal' }, columns: ['name', 'account.name'] } }],
+      data: [{ object: 'crm_deal', records: [{ name: 'Big deal', account: 'Acme' }] }],
+    };
+    // The CLI, one run per package.
+    const viaCli = tenant();
+    expect((await publish([core, '--tenant', viaCli, '--package', 'core', '--format', 'json'])).json().outcome).toBe('published');
+    const cli = await publish([await stackFile(sales), '--tenant', viaCli, '--package', 'sales', '--format', 'json']);
+    // The API, over the same database, one package at a time.
+    const viaApi = tenant();
+    const platform = await openPlatform(platformOptionsFromEnv(env, cwd));
+    let api: { status: number; body: { outcome: string; issues: Array<{ code: string; artifact: { name: string }; path?: string }> } };
+    try {
+      const { createApp, createToken } = await import('@bvl/api');
+      const app = createApp({ platform, logger: { info() {}, error() {} }, version: 'test' });
+      const { token } = await createToken(platform, { tenant: viaApi });
+      const send = async (path: string, init: { method: string; json?: unknown }) => {
+        const r = await app.request(`/v1/tenants/${viaApi}/packages/${path}`, {
+          method: init.method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+        });
+        return { status: r.status, body: (await r.json()) as any };
+      };
+      await send('core/drafts/object/crm_account', { method: 'PUT', json: { name: 'crm_account', fields: { name: { type: 'text' } } } });
+      await send('core/drafts/seed/crm_account', { method: 'PUT', json: { object: 'crm_account', records: [{ name: 'Acme' }] } });
+      expect((await send('core/publish', { method: 'POST', json: {} })).body.outcome).toBe('published');
+      await send('sales/drafts/object/crm_deal', { method: 'PUT', json: sales.objects[0] });
+      await send('sales/drafts/view/crm_deal', { method: 'PUT', json: sales.views[0] });
+      await send('sales/drafts/seed/crm_deal', { method: 'PUT', json: sales.data[0] });
+      api = await send('sales/publish', { method: 'POST', json: {} });
+    } finally {
+      await platform.close();
+    }
+    const summary = (issues: Array<{ code: string; artifact: { name: string }; path?: string }>) =>
+      issues.map((i) => `${i.code} ${i.artifact.name} ${i.path ?? ''}`).sort();
+    expect(api.status).toBe(200);
+    expect(api.body.outcome).toBe('published');
+    expect(cli.json()).toMatchObject({ ok: true, outcome: 'published', seedApplied: { inserted: 1, errors: [] } });
+    expect(cli.code).toBe(EXIT.clean);
+    expect(summary(cli.json().issues)).toEqual(summary(api.body.issues));
+  });
+
+  it('a seed row written without a lookup value that matched no row is a runtime seed_value_dropped, not only a counter', async () => {
+    const t = tenant();
+    // exp_vendor has no seed (its rows come from elsewhere), so L1 cannot judge the key; the publish can.
+    const file = await stackFile({
+      objects: [
+        { name: 'exp_vendor', fields: { name: { type: 'text' } } },
+        { name: 'exp', fields: { title: { type: 'text' }, vendor: { type: 'lookup', reference: 'exp_vendor' } } },
+      ],
+      data: [{ object: 'exp', externalId: 'title', records: [{ title: 'Taxi', vendor: 'Acme' }, { title: 'Lunch' }] }],
+    });
+    const r = await publish([file, '--tenant', t, '--format', 'json']);
+    const out = r.json();
+    expect(out).toMatchObject({ ok: false, outcome: 'published', seedApplied: { inserted: 2 } });
+    expect(out.seedApplied.errors).toEqual([expect.objectContaining({ seed: 'exp', recordIndex: 0, field: 'vendor', dropped: true })]);
+    const dropped = out.issues.filter((i: { code: string }) => i.code === 'seed_value_dropped');
+    expect(dropped).toEqual([
+      expect.objectContaining({ layer: 'runtime', severity: 'error', artifact: { type: 'seed', name: 'exp' }, path: '/records/0/vendor' }),
+    ]);
+    expect(dropped[0].location).toMatchObject({ file: expect.stringMatching(/stack-.*\.json$/), pointer: '/data/0/records/0/vendor' });
+    expect(r.code).toBe(EXIT.errors);
+  });
+
   it('exits 2 with one clear line when it cannot run', async () => {
     const missing = await publishCommand(['nope.json'], recordingIo(cwd, env)).catch((e: Error) => e);
     expect(missing).toBeInstanceOf(Error);

@@ -15,6 +15,7 @@ import {
   stageDrafts,
   tenantProblem,
   tenantSchema,
+  verifyOverTenant,
 } from '@bvl/platform';
 import type { ProbeReport } from '@bvl/runtime-probes';
 import { verify } from '@bvl/verify';
@@ -49,8 +50,8 @@ interface PublishReport {
 }
 
 /**
- * `bvl publish`: load; verify the files (L1 + L2: a stack that cannot pass the gate is refused
- * before any database is opened); stage the overlaid stack as the package's drafts and publish
+ * `bvl publish`: load; verify the files (L1 + L2), and when they alone do not pass, again over the
+ * tenant's published artifacts (a new data folder holds none: refused before any database is made); stage the overlaid stack as the package's drafts and publish
  * them — publish gates again, on the store's overlay (the tenant's other packages included), inside
  * the package lock — then probe (L3) and report. Exit 0 no error, 1 errors (refused, failed, or
  * runtime errors), 2 could not run (unreadable input, database unreachable).
@@ -87,7 +88,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const target = { tenant, package: pkg, schema: tenantSchema(tenant) };
 
   const { published, drafts } = await readInputs(io, stack, values.drafts);
-  const files = verify(published, drafts);
+  let files = verify(published, drafts);
   const notices = [...locateNotices([published, drafts])];
   // Every issue is placed in the file its artifact came from (runtime issues too: the stored
   // artifacts are the files' artifacts). --quiet and --max-warnings decide what is shown and the exit.
@@ -105,14 +106,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       footer,
     );
   };
-  if (!files.publishable) {
+  const refuse = () => {
     print({ ok: false, outcome: 'refused', issues: files.issues, checked: { ...files.checked }, target });
     return EXIT.errors;
-  }
+  };
+  const where = platformOptionsFromEnv(io.env, io.cwd, values['data-dir']);
+  // A new data folder holds no tenant: what the files refuse stays refused, and no database is made.
+  if (!files.publishable && where.dataDir !== undefined && !existsSync(where.dataDir)) return refuse();
 
   let platform: Platform;
   try {
-    const where = platformOptionsFromEnv(io.env, io.cwd, values['data-dir']);
     platform = await openPlatform({
       ...where,
       newDataDirTemplate: await pgliteTemplate(),
@@ -123,12 +126,25 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     });
     progress.end();
   } catch (e) {
+    progress.end();
+    if (!files.publishable) {
+      notices.push({
+        message: `the tenant's published artifacts were not read (cannot open the database: ${(e as Error).message}); references to them were not resolved`,
+      });
+      return refuse();
+    }
     io.stderr(`bvl: cannot open the database: ${(e as Error).message}\n`);
     return EXIT.cannotRun;
   }
   const located = { ...target, database: platform.location };
   try {
     const scope = { tenant, package: pkg };
+    // The files alone may name what another package of the tenant publishes (a lookup to its object):
+    // judge them over the tenant's published state, as the publish gate and the HTTP API do.
+    if (!files.publishable) {
+      files = await verifyOverTenant(platform, scope, published, drafts);
+      if (!files.publishable) return refuse();
+    }
     // A new package one typo away from one the tenant has is most likely that one misspelt: say so
     // before publishing (its artifacts, if the other package owns them, are refused as duplicates).
     if (!(await packageExists(platform, scope))) {

@@ -8,6 +8,7 @@ import datasetObjectExists from './dataset-object-exists.ts';
 import dateFieldsAreDates from './date-fields-are-dates.ts';
 import datePresetComparands from './date-preset-comparands.ts';
 import fieldOptionsValid from './field-options-valid.ts';
+import formulaExpressionsResolve from './formula-expressions-resolve.ts';
 import formulaFieldUsage from './formula-field-usage.ts';
 import kanbanGroupFieldValid from './kanban-group-field-valid.ts';
 import listChartBindings from './list-chart-bindings.ts';
@@ -15,6 +16,9 @@ import listChartConfigValid from './list-chart-config-valid.ts';
 import lookupReferenceExists from './lookup-reference-exists.ts';
 import navTargetExists from './nav-target-exists.ts';
 import objectFieldsExist from './object-fields-exist.ts';
+import reportBindingsResolve from './report-bindings-resolve.ts';
+import rollupSummaryValid from './rollup-summary-valid.ts';
+import securityReferencesResolve from './security-references-resolve.ts';
 import seedDuplicateKeys from './seed-duplicate-keys.ts';
 import seedFieldsExist from './seed-fields-exist.ts';
 import seedInsertMode from './seed-insert-mode.ts';
@@ -40,6 +44,7 @@ export const RULES: readonly Rule[] = [
   dateFieldsAreDates,
   datePresetComparands,
   fieldOptionsValid,
+  formulaExpressionsResolve,
   formulaFieldUsage,
   kanbanGroupFieldValid,
   listChartBindings,
@@ -47,6 +52,9 @@ export const RULES: readonly Rule[] = [
   lookupReferenceExists,
   navTargetExists,
   objectFieldsExist,
+  reportBindingsResolve,
+  rollupSummaryValid,
+  securityReferencesResolve,
   seedDuplicateKeys,
   seedFieldsExist,
   seedInsertMode,

@@ -5,7 +5,29 @@ import rule from './seed-reference-resolves.ts';
 describe(rule.meta.name, () =>
   ruleTester(rule, {
     valid: [
-      { name: 'target without a seed is not judged (rows come from elsewhere)', stack: (s) => (s.data[2].records[0].submitter = 'ada@example.com') },
+      {
+        name: 'a stack object without a seed is not judged (rows come from elsewhere)',
+        stack: (s) => {
+          s.objects.push({ name: 'exp_vendor', fields: { name: { type: 'text' } } });
+          s.objects[1].fields.vendor = { type: 'lookup', reference: 'exp_vendor' };
+          s.data[1].records[0].vendor = 'Acme';
+        },
+      },
+      {
+        name: 'a user lookup to a seeded sys_user record',
+        stack: (s) => {
+          s.objects[1].fields.owner = { type: 'user' };
+          s.data.push({ object: 'sys_user', externalId: 'email', records: [{ name: 'Ada', email: 'ada@example.com' }] });
+          s.data[1].records[0].owner = 'ada@example.com';
+        },
+      },
+      {
+        name: 'a user lookup by a row id is not judged',
+        stack: (s) => {
+          s.objects[1].fields.owner = { type: 'user' };
+          s.data[1].records[0].owner = '3f2b8c1e-9a4d-4e2f-8b7a-1c2d3e4f5a6b';
+        },
+      },
       {
         name: 'explicit id matches',
         stack: (s) => {
@@ -41,6 +63,30 @@ describe(rule.meta.name, () =>
         name: 'a draft seed in replace mode retires the published rows',
         drafts: (b) => ({ data: [{ ...b.data[0], mode: 'replace', records: [{ name: 'Office' }] }] }),
         errors: [0, 1, 2, 3].map((i) => ({ code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: `/records/${i}/category` })),
+      },
+      {
+        name: 'a user lookup (or a lookup to sys_user) that no sys_user seed writes',
+        stack: (s) => {
+          s.objects[1].fields.owner = { type: 'user' };
+          s.objects[1].fields.approver = { type: 'lookup', reference: 'sys_user' };
+          s.data[1].records[0].owner = 'ada@example.com';
+          s.data[1].records[1].approver = 'Grace';
+          s.data[2].records[0].submitter = 'ada@example.com';
+        },
+        errors: [
+          { code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: '/records/0/owner', patch: null },
+          { code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: '/records/1/approver', patch: null },
+          { code: 'unresolved_seed_reference', artifact: 'seed/exp_report', path: '/records/0/submitter', patch: null },
+        ],
+      },
+      {
+        name: 'a user lookup that matches no seeded sys_user record by its key',
+        stack: (s) => {
+          s.objects[1].fields.owner = { type: 'user' };
+          s.data.push({ object: 'sys_user', externalId: 'email', records: [{ name: 'Ada', email: 'ada@example.com' }] });
+          s.data[1].records[0].owner = 'Ada';
+        },
+        errors: [{ code: 'unresolved_seed_reference', artifact: 'seed/exp_expense', path: '/records/0/owner' }],
       },
       {
         name: 'typo in natural key',

@@ -1,4 +1,4 @@
-import { type Graph, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
+import { type Graph, type ObjectNode, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 import { seedFieldValues } from '../seed-field-values.ts';
@@ -11,13 +11,17 @@ function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Se
   // Rows an earlier publish upserted still exist unless the object's seed now replaces its rows.
   const prior = current.some((s) => s.mode === 'replace') ? [] : (graph.priorSeedsByObject.get(object) ?? []).filter((s) => !s.invalid);
   const seeds = [...current, ...prior];
+  const target = graph.objects.get(object);
   if (seeds.length === 0) {
-    cache.set(object, null);
-    return null;
+    // A platform object (sys_user, …) has no rows of its own where the build is published: only a
+    // seed writes them, so with none every key is unresolved (the row is written with the field empty).
+    const key = target?.platform ? platformKey(target) : undefined;
+    const result = key === undefined ? null : { keys: new Set<string>(), by: key };
+    cache.set(object, result);
+    return result;
   }
   const keys = new Set<string>();
   const by = new Set<string>();
-  const target = graph.objects.get(object);
   for (const s of seeds) {
     const field = s.externalId.length === 1 ? s.externalId[0]! : 'name';
     // A key field the object lacks is the target seed's own unknown_field; judging lookups against it would only cascade.
@@ -37,9 +41,16 @@ function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Se
   return result;
 }
 
+/** The field the publish matches a platform object's lookup values by: an externalId field, else `name` (none: not judged). */
+function platformKey(object: ObjectNode): string | undefined {
+  for (const f of object.fields.values()) if (f.def.externalId === true) return f.name;
+  return resolveField(object, 'name') ? 'name' : undefined;
+}
+
 /**
  * A seed lookup value that matches no record's natural key in the target object's seed (drafts ⊕
- * published). Targets with no seed are not judged: their rows come from elsewhere. A UUID is not
+ * published). Targets with no seed are not judged: their rows come from elsewhere — except platform
+ * objects (a `user` field's sys_user), which hold no rows but what seeds write. A UUID is not
  * judged either: it is a row id (the seed writer falls back to ids), never a natural-key typo.
  * `{externalId: …}` wrapper objects never resolve (commit 86bda82).
  */
@@ -70,10 +81,14 @@ export default defineRule({
         ref: { type: 'object', name: target, member: sv.key },
         message: wrapped
           ? `${who} to an object (${JSON.stringify(v).slice(0, 60)}); lookup values must be the target record's natural-key string, so this never resolves.`
-          : `${who} to ${q(v)}, which matches no ${q(target)} record by its natural key ${q(nk.by)} (seeded keys: ${listing(nk.keys)}).${didYouMeanText(s.suggestions)}`,
+          : nk.keys.size === 0
+            ? `${who} to ${q(v)}, but no seed writes ${q(target)} records: ${q(target)} is provided by the platform and holds no rows where the build is published, so the publish writes the record with ${q(sv.key)} empty.`
+            : `${who} to ${q(v)}, which matches no ${q(target)} record by its natural key ${q(nk.by)} (seeded keys: ${listing(nk.keys)}).${didYouMeanText(s.suggestions)}`,
         fix: wrapped
           ? `Write the target's ${q(nk.by)} value as a plain string.`
-          : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
+          : nk.keys.size === 0
+            ? `Add a ${q(target)} seed with a record whose ${nk.by} is ${q(v)}, or leave ${q(sv.key)} out of the record and set it after publish.`
+            : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
         path,
         ...s,
       };
