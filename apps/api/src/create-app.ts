@@ -17,6 +17,7 @@ import { sessionRoutes } from './routes/session-routes.ts';
 import { HealthzSchema } from './schemas.ts';
 import { ClientGoneError, DEFAULT_TENANT_LIMITS, TenantLimiter, type TenantLimits } from './tenant-limiter.ts';
 import { ApiError, describeCause, type ErrorBody, type Problem, toErrorResponse } from './to-error-response.ts';
+import { configureVerifyWorkers, DEFAULT_VERIFY_WORKERS } from './verify-offload.ts';
 import { withDeadline } from './with-deadline.ts';
 
 /** The bounds every request runs under. */
@@ -42,6 +43,8 @@ export interface AppDeps {
   readonly limits?: Partial<Limits> | undefined;
   /** Each tenant's share: requests running and queued at once (default 2 and 16). */
   readonly tenantLimits?: Partial<TenantLimits> | undefined;
+  /** Worker threads that verify large overlays (default 2; 0: every verify on the server's thread). */
+  readonly verifyWorkers?: number | undefined;
   /** The limiter to share (tests hold turns on it); by default one of the app's own from `tenantLimits`. */
   readonly tenantLimiter?: TenantLimiter | undefined;
 }
@@ -61,6 +64,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const { platform, logger } = deps;
   const tenantLimits = { ...DEFAULT_TENANT_LIMITS, ...deps.tenantLimits };
+  configureVerifyWorkers(deps.verifyWorkers ?? DEFAULT_VERIFY_WORKERS);
   // A queued request gives up well before its deadline, so it is answered 429 (it never ran), not 503.
   const limiter =
     deps.tenantLimiter ?? new TenantLimiter({ ...tenantLimits, queueWaitMs: Math.min(tenantLimits.queueWaitMs, Math.floor(limits.requestMs / 2)) });

@@ -9,7 +9,7 @@ import { createLocalMcp } from './local/create-local-mcp.ts';
 import { LineStdioTransport } from './local/line-stdio-transport.ts';
 import { DEMO, findExample, stageDemo } from './run-demo.ts';
 import { createToken, listTokens, revokeToken, type TokenInfo } from './run-tokens.ts';
-import { type TenantLimits, tenantLimitsFromEnv } from './tenant-limiter.ts';
+import { type TenantLimits, tenantLimitsFromEnv, verifyWorkersFromEnv } from './tenant-limiter.ts';
 
 /** How long the server keeps an idle connection open (longer than clients and load balancers do). */
 export const KEEP_ALIVE_MS = 65_000;
@@ -59,6 +59,7 @@ export function makeLogger(to: NodeJS.WritableStream = process.stderr) {
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const tenantLimits = { ...tenantLimitsFromEnv(options.env), ...options.tenantLimits };
+  const verifyWorkers = verifyWorkersFromEnv(options.env);
   const platform = await openPlatform(platformOptionsFromEnv(options.env, options.cwd));
   try {
     let demo: RunningServer['demo'];
@@ -70,7 +71,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         demo = { ...DEMO, token, example };
       }
     }
-    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits, tenantLimits });
+    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits, tenantLimits, verifyWorkers });
     const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolveServer(s));
       s.once('error', reject);

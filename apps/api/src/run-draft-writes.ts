@@ -10,11 +10,11 @@ import {
   stageDrafts,
   stageTombstones,
 } from '@bvl/platform';
-import { verify } from '@bvl/verify';
 import { draftHash, issueIds } from '@bvl/verify-build';
 import { checkArtifactBounds, checkPackageBounds } from './draft-bounds.ts';
 import { expandArtifact } from './expand-artifact.ts';
 import { ApiError } from './to-error-response.ts';
+import { verifyOffloaded } from './verify-offload.ts';
 
 /** What a draft write answers: what it wrote and the L1 issues it caused. */
 export interface WriteResult {
@@ -35,11 +35,12 @@ export interface WriteResult {
 
 const GRAPH_ONLY = new Set(['graph'] as const);
 
-/** L1 over the package's overlay (the same `verify` every surface runs, graph layer only), sorted, and the drafts' version; `read`: the rows, already read. */
+/** L1 over the package's overlay (the same `verify` every surface runs, graph layer only; a large overlay on a worker thread), sorted, and the drafts' version; `read`: the rows, already read. */
 async function lint(ctx: PlatformContext, scope: PackageScope, read?: OverlayRow[]): Promise<{ issues: BuildIssue[]; draftVersion: string }> {
   const rows = read ?? (await readOverlayRows(ctx.db, scope.tenant, scope.package));
   const overlay = overlayOf(rows, scope.package);
-  return { issues: sortIssues(verify(overlay.published, overlay.drafts, { layers: GRAPH_ONLY }).issues), draftVersion: draftHash(rows, scope.package) };
+  const { issues } = await verifyOffloaded(overlay.published, overlay.drafts, { layers: GRAPH_ONLY });
+  return { issues: sortIssues(issues), draftVersion: draftHash(rows, scope.package) };
 }
 
 /**

@@ -148,3 +148,13 @@ export function tenantLimitsFromEnv(env: Readonly<Record<string, string | undefi
   const queue = read('BVL_TENANT_QUEUE', 0);
   return { ...(concurrency !== undefined ? { concurrency } : {}), ...(queue !== undefined ? { queue } : {}) };
 }
+
+/** BVL_VERIFY_WORKERS: worker threads for large verifies (0 to 64), or undefined when unset. */
+export function verifyWorkersFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const raw = env.BVL_VERIFY_WORKERS?.trim();
+  if (!raw) return undefined;
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < 0 || v > 64)
+    throw new Error(`BVL_VERIFY_WORKERS must be a whole number from 0 to 64 (got ${JSON.stringify(raw.slice(0, 40))})`);
+  return v;
+}
