@@ -11,8 +11,8 @@ export interface DraftWeight {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** An artifact's fields (an object's), seed records (a seed's) and JSON bytes, counted as the CLI counts them. */
-export function weigh(type: string, body: unknown): DraftWeight {
+/** An artifact's fields (an object's), seed records (a seed's) and (`bytes`) JSON bytes, counted as the CLI counts them. */
+export function weigh(type: string, body: unknown, bytes = true): DraftWeight {
   let fields = 0;
   let records = 0;
   if (isRecord(body)) {
@@ -22,7 +22,7 @@ export function weigh(type: string, body: unknown): DraftWeight {
       if (Array.isArray(list)) records = list.length;
     }
   }
-  return { fields, records, bytes: Buffer.byteLength(JSON.stringify(body ?? null) ?? '') };
+  return { fields, records, bytes: bytes ? Buffer.byteLength(JSON.stringify(body ?? null) ?? '') : 0 };
 }
 
 const n = (v: number): string => v.toLocaleString('en-US');
@@ -33,11 +33,12 @@ const tooLarge = (message: string, path: string) => new ApiError('payload_too_la
 
 /**
  * Refuses (413 `payload_too_large`) a draft that alone is past the CLI's bound for one input: more
- * fields than {@link INPUT_LIMITS}.fields, more seed records than `.records`, or more JSON bytes
- * than `.fileBytes`. `at` is where the artifact is in the request (`body`, `artifacts.3.body`).
+ * fields than {@link INPUT_LIMITS}.fields or more seed records than `.records` (its bytes are
+ * bounded by the request's body limit, far below `.fileBytes`). `at` is where the artifact is in
+ * the request (`body`, `artifacts.3.body`).
  */
 export function checkArtifactBounds(a: RawArtifact, at: string): void {
-  const w = weigh(a.type, a.body);
+  const w = weigh(a.type, a.body, false);
   if (w.fields > INPUT_LIMITS.fields)
     throw tooLarge(
       `${label(a)} declares ${n(w.fields)} fields; a draft holds at most ${n(INPUT_LIMITS.fields)} (the bound bvl reads from one input). Split the object, or the app into packages; nothing was staged`,
@@ -48,8 +49,6 @@ export function checkArtifactBounds(a: RawArtifact, at: string): void {
       `${label(a)} holds ${n(w.records)} seed records; a draft holds at most ${n(INPUT_LIMITS.records)} (the bound bvl reads from one input). Seed a sample, and load bulk data another way; nothing was staged`,
       `${at}.records`,
     );
-  if (w.bytes > INPUT_LIMITS.fileBytes)
-    throw tooLarge(`${label(a)} is ${n(w.bytes)} bytes of JSON; a draft is at most ${n(INPUT_LIMITS.fileBytes)}; nothing was staged`, at);
 }
 
 /**
