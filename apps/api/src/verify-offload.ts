@@ -79,8 +79,14 @@ export class VerifyPool {
 
   private slot() {
     if (this.workers.length < this.size) {
-      const verifyUrl = pathToFileURL(createRequire(import.meta.url).resolve('@bvl/verify')).href;
-      const worker = new Worker(WORKER, { eval: true, workerData: { verify: verifyUrl } });
+      // The built package: a worker runs plain Node (under a test runner the sources resolve first).
+      const verifyUrl = pathToFileURL(
+        createRequire(import.meta.url)
+          .resolve('@bvl/verify')
+          .replace(/([\\/])src[\\/]index\.ts$/, '$1dist$1index.js'),
+      ).href;
+      // execArgv: none inherited (a test runner's `--conditions development` would send the built code to TypeScript sources).
+      const worker = new Worker(WORKER, { eval: true, execArgv: [], workerData: { verify: verifyUrl } });
       worker.unref();
       const slot = { worker, jobs: new Map<number, Job>() };
       worker.on('message', (m: { id: number; answer?: VerifyAnswer; error?: string }) => {
