@@ -5,8 +5,9 @@
 // publish a small package over and over. Prints calm's verify p50/p90 idle and loaded (and the
 // ratio), /healthz's, and the hog's answers by status. Exits 1 when calm's loaded p50 is over
 // 2× its idle p50 (BVL_FAIRNESS_MAX_RATIO changes the bound). Embedded PGlite, or PostgreSQL
-// when DATABASE_URL is set. BVL_FAIRNESS_SECONDS (default 30) and BVL_FAIRNESS_HOG_CLIENTS
-// (default 24: more than the tenant's 2 running + 16 queued, so some are refused) tune the load.
+// when DATABASE_URL is set. BVL_FAIRNESS_SECONDS (default 30), BVL_FAIRNESS_HOG_CLIENTS
+// (default 24: more than the tenant's 2 running + 16 queued, so some are refused) and
+// BVL_FAIRNESS_FIELDS (the big drafts' fields; 0 = publishes only) tune the load.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +22,8 @@ import { issueToken, startServer } from '../src/main.ts';
 const SECONDS = Number(process.env.BVL_FAIRNESS_SECONDS ?? 30);
 const HOG_CLIENTS = Number(process.env.BVL_FAIRNESS_HOG_CLIENTS ?? 24);
 const MAX_RATIO = Number(process.env.BVL_FAIRNESS_MAX_RATIO ?? 2);
+/** Fields of the hog's big drafts (default at the bound); 0: no big or over-bound drafts, publishes only. */
+const FIELDS = Number(process.env.BVL_FAIRNESS_FIELDS ?? INPUT_LIMITS.fields - 1);
 const TENANTS = { hog: 'fair_hog', calm: 'fair_calm' } as const;
 
 const pct = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -83,7 +86,9 @@ async function main() {
   }
   const server = await startServerProcess(cwd);
   const engine = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite';
-  log(`fairness (${engine}; server in its own process; ${cpus().length} cores, shared; ${HOG_CLIENTS} hog clients for ${SECONDS} s)`);
+  log(
+    `fairness (${engine}; server in its own process; ${cpus().length} cores, shared; ${HOG_CLIENTS} hog clients for ${SECONDS} s; big drafts of ${FIELDS} fields; verify workers ${process.env.BVL_VERIFY_WORKERS ?? 'default'})`,
+  );
   const send = async (tenant: string, path: string, init: { method?: string; body?: string } = {}) => {
     const r = await fetch(`${server.url}/v1/tenants/${tenant}/packages/${path}`, {
       method: init.method ?? 'GET',
@@ -123,7 +128,7 @@ async function main() {
     const idle = await sample(() => n++ >= 40);
 
     // The hog's packages: at-bound drafts in big_<c>, publishes of `pub`.
-    const atBound = wide(INPUT_LIMITS.fields - 1);
+    const atBound = wide(FIELDS);
     const overBound = wide(INPUT_LIMITS.fields + 1);
     const counts = new Map<number, number>();
     const count = (s: number) => counts.set(s, (counts.get(s) ?? 0) + 1);
@@ -131,7 +136,7 @@ async function main() {
     let stop = false;
     const hogs = Array.from({ length: HOG_CLIENTS }, async (_, c) => {
       for (let i = c; !stop; i++) {
-        const step = i % 5;
+        const step = FIELDS > 0 ? i % 5 : 3 + (i % 2);
         const status = await (step === 0
           ? send(hog, `big_${c}/drafts/object/huge`, { method: 'PUT', body: atBound })
           : step === 1
