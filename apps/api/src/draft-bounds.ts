@@ -32,12 +32,13 @@ const label = (a: { type: string; name: string }) => `${a.type} ${JSON.stringify
 const tooLarge = (message: string, path: string) => new ApiError('payload_too_large', message, [{ path, message }]);
 
 /**
- * Refuses (413 `payload_too_large`) a draft that alone is past the CLI's bound for one input: more
+ * Refuses (413 `payload_too_large`) a draft (its body as staged, before expansion: an object keeps its
+ * fields, a seed its records) that alone is past the CLI's bound for one input: more
  * fields than {@link INPUT_LIMITS}.fields or more seed records than `.records` (its bytes are
  * bounded by the request's body limit, far below `.fileBytes`). `at` is where the artifact is in
  * the request (`body`, `artifacts.3.body`).
  */
-export function checkArtifactBounds(a: RawArtifact, at: string): void {
+export function checkArtifactBounds(a: { readonly type: string; readonly name: string; readonly body: unknown }, at: string): void {
   const w = weigh(a.type, a.body, false);
   if (w.fields > INPUT_LIMITS.fields)
     throw tooLarge(

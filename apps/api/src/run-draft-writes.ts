@@ -95,6 +95,8 @@ export interface StageInput {
 export async function stageArtifacts(ctx: PlatformContext, scope: PackageScope, inputs: readonly StageInput[]): Promise<WriteResult> {
   const artifacts: RawArtifact[] = inputs.flatMap((input, k) => {
     const at = inputs.length === 1 ? 'body' : `artifacts.${k}.body`;
+    // Counted before the expansion: refusing an over-bound body costs no more than a count.
+    checkArtifactBounds(input, at);
     let expanded: RawArtifact[];
     try {
       expanded = expandArtifact(input.type, input.name, input.body);
@@ -106,7 +108,6 @@ export async function stageArtifacts(ctx: PlatformContext, scope: PackageScope, 
         e.problems?.map((p) => ({ ...p, path: `artifacts.${k}.${p.path}` })),
       );
     }
-    for (const a of expanded) checkArtifactBounds(a, at);
     return expanded;
   });
   const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
