@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { AppEnv, Logger } from './app-env.ts';
 import { bearerAuth, notFound } from './auth.ts';
 import { createRemoteMcp } from './mcp/create-remote-mcp.ts';
+import { gateToolCalls } from './mcp/gate-tool-calls.ts';
 import { refuseDuplicateKeys } from './refuse-duplicate-keys.ts';
 import { requestLog } from './request-log.ts';
 import { buildRoutes } from './routes/build-routes.ts';
@@ -14,7 +15,9 @@ import { draftRoutes } from './routes/draft-routes.ts';
 import { BEARER, json } from './routes/route-kit.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { HealthzSchema } from './schemas.ts';
+import { ClientGoneError, DEFAULT_TENANT_LIMITS, TenantLimiter, type TenantLimits } from './tenant-limiter.ts';
 import { ApiError, describeCause, type ErrorBody, type Problem, toErrorResponse } from './to-error-response.ts';
+import { configureVerifyWorkers, DEFAULT_VERIFY_WORKERS } from './verify-offload.ts';
 import { withDeadline } from './with-deadline.ts';
 
 /** The bounds every request runs under. */
@@ -38,6 +41,12 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly version: string;
   readonly limits?: Partial<Limits> | undefined;
+  /** Each tenant's share: requests running and queued at once (default 2 and 16). */
+  readonly tenantLimits?: Partial<TenantLimits> | undefined;
+  /** Worker threads that verify large overlays (default 2; 0: every verify on the server's thread). */
+  readonly verifyWorkers?: number | undefined;
+  /** The limiter to share (tests hold turns on it); by default one of the app's own from `tenantLimits`. */
+  readonly tenantLimiter?: TenantLimiter | undefined;
 }
 
 /** Zod problems as the API lists them: a dotted path into the input, and what is wrong there. */
@@ -54,6 +63,11 @@ export function problemsOf(error: z.ZodError, target: string): Problem[] {
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const { platform, logger } = deps;
+  const tenantLimits = { ...DEFAULT_TENANT_LIMITS, ...deps.tenantLimits };
+  configureVerifyWorkers(deps.verifyWorkers ?? DEFAULT_VERIFY_WORKERS);
+  // A queued request gives up well before its deadline, so it is answered 429 (it never ran), not 503.
+  const limiter =
+    deps.tenantLimiter ?? new TenantLimiter({ ...tenantLimits, queueWaitMs: Math.min(tenantLimits.queueWaitMs, Math.floor(limits.requestMs / 2)) });
   const startedAt = Date.now();
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
@@ -108,6 +122,23 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       );
     await next();
   });
+  // Fair sharing: the tenant's turn (MCP tool calls take theirs one by one, see gateToolCalls).
+  app.use('/v1/tenants/:tenant/*', async (c, next) => {
+    let end: () => void;
+    try {
+      end = await limiter.acquire(c.var.tenant, c.req.raw.signal);
+    } catch (e) {
+      if (!(e instanceof ClientGoneError)) throw e;
+      // Nobody reads this answer: the client closed the connection while the request waited.
+      c.var.facts.outcome = 'client_closed';
+      return c.body(null, 499 as 400);
+    }
+    try {
+      await next();
+    } finally {
+      end();
+    }
+  });
 
   draftRoutes(app, platform);
   buildRoutes(app, platform);
@@ -141,10 +172,17 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
+    const facts = c.var.facts;
+    const endTurns = gateToolCalls(transport, () => limiter.acquire(c.var.tenant, c.req.raw.signal), {
+      refused: (code) => {
+        facts.outcome = code;
+      },
+    });
     try {
       return await transport.handleRequest(c.req.raw);
     } finally {
       await server.close().catch(() => {});
+      endTurns();
     }
   });
 

@@ -10,6 +10,7 @@ import { createLocalMcp } from './local/create-local-mcp.ts';
 import { LineStdioTransport } from './local/line-stdio-transport.ts';
 import { DEMO, findExample, stageDemo } from './run-demo.ts';
 import { createToken, listTokens, revokeToken, type TokenInfo } from './run-tokens.ts';
+import { type TenantLimits, tenantLimitsFromEnv, verifyWorkersFromEnv } from './tenant-limiter.ts';
 
 /** How long the server keeps an idle connection open (longer than clients and load balancers do). */
 export const KEEP_ALIVE_MS = 65_000;
@@ -24,6 +25,8 @@ export interface ServeOptions {
   readonly cwd: string;
   readonly version: string;
   readonly limits?: Partial<Limits> | undefined;
+  /** Each tenant's share (default: BVL_TENANT_CONCURRENCY and BVL_TENANT_QUEUE from `env`, else 2 and 16). */
+  readonly tenantLimits?: Partial<TenantLimits> | undefined;
   /** Where the JSON log lines go (default: stderr, so stdout stays for what `bvl serve` prints). */
   readonly logTo?: NodeJS.WritableStream | undefined;
 }
@@ -56,6 +59,8 @@ export function makeLogger(to: NodeJS.WritableStream = process.stderr) {
  * sessions and locks live in the database.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const tenantLimits = { ...tenantLimitsFromEnv(options.env), ...options.tenantLimits };
+  const verifyWorkers = verifyWorkersFromEnv(options.env);
   const platform = await openPlatform(platformOptionsFromEnv(options.env, options.cwd));
   try {
     let demo: RunningServer['demo'];
@@ -67,7 +72,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         demo = { ...DEMO, token, example };
       }
     }
-    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits });
+    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits, tenantLimits, verifyWorkers });
     const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolveServer(s));
       s.once('error', reject);

@@ -1,10 +1,20 @@
 import { type BuildIssue, fingerprint, sortIssues } from '@bvl/build-issue';
 import type { ArtifactType, RawArtifact } from '@bvl/metadata';
-import { discardDrafts, overlayOf, type PackageScope, type PlatformContext, readOverlayRows, stageDrafts, stageTombstones } from '@bvl/platform';
-import { verify } from '@bvl/verify';
+import {
+  discardDrafts,
+  type OverlayRow,
+  overlayOf,
+  type PackageScope,
+  type PlatformContext,
+  readOverlayRows,
+  stageDrafts,
+  stageTombstones,
+} from '@bvl/platform';
 import { draftHash, issueIds } from '@bvl/verify-build';
+import { checkArtifactBounds, checkPackageBounds } from './draft-bounds.ts';
 import { expandArtifact } from './expand-artifact.ts';
 import { ApiError } from './to-error-response.ts';
+import { verifyOffloaded } from './verify-offload.ts';
 
 /** What a draft write answers: what it wrote and the L1 issues it caused. */
 export interface WriteResult {
@@ -25,19 +35,25 @@ export interface WriteResult {
 
 const GRAPH_ONLY = new Set(['graph'] as const);
 
-/** L1 over the package's overlay (the same `verify` every surface runs, graph layer only), sorted, and the drafts' version. */
-async function lint(ctx: PlatformContext, scope: PackageScope): Promise<{ issues: BuildIssue[]; draftVersion: string }> {
-  const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
+/** L1 over the package's overlay (the same `verify` every surface runs, graph layer only; a large overlay on a worker thread), sorted, and the drafts' version; `read`: the rows, already read. */
+async function lint(ctx: PlatformContext, scope: PackageScope, read?: OverlayRow[]): Promise<{ issues: BuildIssue[]; draftVersion: string }> {
+  const rows = read ?? (await readOverlayRows(ctx.db, scope.tenant, scope.package));
   const overlay = overlayOf(rows, scope.package);
-  return { issues: sortIssues(verify(overlay.published, overlay.drafts, { layers: GRAPH_ONLY }).issues), draftVersion: draftHash(rows, scope.package) };
+  const { issues } = await verifyOffloaded(overlay.published, overlay.drafts, { layers: GRAPH_ONLY });
+  return { issues: sortIssues(issues), draftVersion: draftHash(rows, scope.package) };
 }
 
 /**
  * Runs a draft write between two L1 passes and reports the difference, as ObjectStack's runtime
  * gate answers a staged write with what it broke: issues the write caused, and how many it cleared.
  */
-async function withL1Diff(ctx: PlatformContext, scope: PackageScope, write: () => Promise<{ staged: number; artifacts: WriteResult['artifacts'] }>) {
-  const before = new Set((await lint(ctx, scope)).issues.map(fingerprint));
+async function withL1Diff(
+  ctx: PlatformContext,
+  scope: PackageScope,
+  write: () => Promise<{ staged: number; artifacts: WriteResult['artifacts'] }>,
+  rowsBefore?: OverlayRow[],
+) {
+  const before = new Set((await lint(ctx, scope, rowsBefore)).issues.map(fingerprint));
   const { staged, artifacts } = await write();
   const { issues: after, draftVersion } = await lint(ctx, scope);
   const now = new Set(after.map(fingerprint));
@@ -72,12 +88,18 @@ export interface StageInput {
  * of the package, in one write between two L1 passes: the answer lists the L1 issues they caused
  * together. A view container replaces the package's draft of that container: a view the new body
  * drops is discarded with it, as a draft container replaces the published one. An artifact that
- * cannot be expanded refuses the whole call (ApiError naming its index); nothing is staged.
+ * cannot be expanded refuses the whole call (ApiError naming its index); nothing is staged. So
+ * does one past the CLI's input bounds, alone or with the package's other drafts (413, see
+ * draft-bounds.ts).
  */
 export async function stageArtifacts(ctx: PlatformContext, scope: PackageScope, inputs: readonly StageInput[]): Promise<WriteResult> {
   const artifacts: RawArtifact[] = inputs.flatMap((input, k) => {
+    const at = inputs.length === 1 ? 'body' : `artifacts.${k}.body`;
+    // Counted before the expansion: refusing an over-bound body costs no more than a count.
+    checkArtifactBounds(input, at);
+    let expanded: RawArtifact[];
     try {
-      return expandArtifact(input.type, input.name, input.body);
+      expanded = expandArtifact(input.type, input.name, input.body);
     } catch (e) {
       if (inputs.length === 1 || !(e instanceof ApiError)) throw e;
       throw new ApiError(
@@ -86,24 +108,34 @@ export async function stageArtifacts(ctx: PlatformContext, scope: PackageScope, 
         e.problems?.map((p) => ({ ...p, path: `artifacts.${k}.${p.path}` })),
       );
     }
+    return expanded;
   });
-  return withL1Diff(ctx, scope, async () => {
-    const containers = new Set(artifacts.flatMap((a) => (a.container ? [a.container] : [])));
-    if (containers.size > 0) {
-      const keep = new Set(artifacts.map((a) => `${a.type}\u0000${a.name}`));
-      const stale = (await readOverlayRows(ctx.db, scope.tenant, scope.package)).filter(
-        (r) =>
-          r.state === 'draft' &&
-          r.package === scope.package &&
-          r.type === 'view' &&
-          !keep.has(`${r.type}\u0000${r.name}`) &&
-          containers.has(containerOf(r.body) ?? ''),
-      );
+  const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
+  // A view container replaces its draft views: those the new body drops are discarded.
+  const containers = new Set(artifacts.flatMap((a) => (a.container ? [a.container] : [])));
+  const keep = new Set(artifacts.map((a) => `${a.type}\u0000${a.name}`));
+  const stale =
+    containers.size === 0
+      ? []
+      : rows.filter(
+          (r) =>
+            r.state === 'draft' &&
+            r.package === scope.package &&
+            r.type === 'view' &&
+            !keep.has(`${r.type}\u0000${r.name}`) &&
+            containers.has(containerOf(r.body) ?? ''),
+        );
+  checkPackageBounds(scope.package, rows, artifacts, new Set(stale.map((r) => `${r.type}\u0000${r.name}`)));
+  return withL1Diff(
+    ctx,
+    scope,
+    async () => {
       if (stale.length > 0) await discardDrafts(ctx, scope, stale);
-    }
-    const { staged } = await stageDrafts(ctx, scope, artifacts);
-    return { staged, artifacts: artifacts.map((a) => ({ type: a.type, name: a.name })) };
-  });
+      const { staged } = await stageDrafts(ctx, scope, artifacts);
+      return { staged, artifacts: artifacts.map((a) => ({ type: a.type, name: a.name })) };
+    },
+    rows,
+  );
 }
 
 /** Stages one artifact (see {@link stageArtifacts}). */

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   session_stopped: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  too_many_requests: 429,
   database_unavailable: 503,
   internal: 500,
 } as const;

@@ -54,6 +54,7 @@ import {
   WriteResultSchema,
 } from './schemas.ts';
 import { ApiError } from './to-error-response.ts';
+import { verifyOffloaded } from './verify-offload.ts';
 
 /** One operation of the service. */
 export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
@@ -209,7 +210,11 @@ export const TOOLS = {
     readOnly: false,
     run: async (ctx, tenant, i, surface) => {
       await requirePackage(ctx, scopeOf(tenant, i));
-      return answerVerify(await verifyBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, fix: i.fix }), i, surface.detail);
+      return answerVerify(
+        await verifyBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, fix: i.fix, verify: verifyOffloaded }),
+        i,
+        surface.detail,
+      );
     },
   }),
   apply_fix: defineTool({

@@ -47,6 +47,7 @@ export {
   openPlatform,
   type Platform,
   type PlatformOptions,
+  POOL_SIZE_ENV,
   platformOptionsFromEnv,
 } from './open-platform.ts';
 export { orderSeeds } from './order-seeds.ts';

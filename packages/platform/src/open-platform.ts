@@ -96,8 +96,13 @@ function guardDisk(lite: PGlite, dir: string, reserve: number): PGlite {
   } as unknown as PGlite;
 }
 
-/** Default connection pool size on PostgreSQL. */
+/**
+ * Default connection pool size on PostgreSQL (per process; `BVL_POOL_SIZE` sets it). The probes'
+ * read-only pools are the same size each and open only while probes run.
+ */
 export const DEFAULT_MAX_CONNECTIONS = 8;
+/** The environment variable that sizes the PostgreSQL pool. */
+export const POOL_SIZE_ENV = 'BVL_POOL_SIZE';
 /** Distinct statement timeouts that get a read-only pool of their own; other timeouts take the transactional path. */
 export const MAX_READ_ONLY_POOLS = 4;
 
@@ -105,8 +110,9 @@ export const MAX_READ_ONLY_POOLS = 4;
 export const DATA_DIR_ENV = 'BVL_DATA_DIR';
 
 /**
- * The options `bvl` derives from its environment: DATABASE_URL, else PGlite in `dataDir` (a flag),
- * else in $BVL_DATA_DIR, else in `<cwd>/.bvl/data` — relative folders against `cwd`.
+ * The options `bvl` derives from its environment: DATABASE_URL (pool size from $BVL_POOL_SIZE), else
+ * PGlite in `dataDir` (a flag), else in $BVL_DATA_DIR, else in `<cwd>/.bvl/data` — relative folders
+ * against `cwd`. A BVL_POOL_SIZE that is not a whole number from 1 to 1000 is an error.
  */
 export function platformOptionsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -114,7 +120,14 @@ export function platformOptionsFromEnv(
   dataDir?: string,
 ): PlatformOptions & { dataDir?: string } {
   const url = env.DATABASE_URL?.trim();
-  if (url) return { databaseUrl: url };
+  if (url) {
+    const raw = env[POOL_SIZE_ENV]?.trim();
+    if (!raw) return { databaseUrl: url };
+    const size = Number(raw);
+    if (!Number.isInteger(size) || size < 1 || size > 1000)
+      throw new Error(`${POOL_SIZE_ENV} must be a whole number from 1 to 1000 (got ${JSON.stringify(raw.slice(0, 40))})`);
+    return { databaseUrl: url, maxConnections: size };
+  }
   const dir = dataDir?.trim() || env[DATA_DIR_ENV]?.trim();
   return { dataDir: dir ? resolve(cwd, dir) : join(cwd, '.bvl', 'data') };
 }

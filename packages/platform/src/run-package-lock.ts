@@ -74,32 +74,26 @@ export async function takeAdvisoryLock<DB>(db: Kysely<DB>, key: string, what: st
   }
 }
 
-/**
- * Runs `wait` (a lock wait on `conn`) so that `signal` ends it: on PostgreSQL an abort cancels the
- * statement `conn` is waiting in (pg_cancel_backend from the pool, only while that backend waits
- * for a lock in pg_advisory_lock), on PGlite nothing waits. A wait that failed after an abort
- * throws the abort's reason; one that got the lock returns (the caller checks before going on).
- */
-async function waitAbortably<DB, T>(ctx: PlatformContext, conn: Kysely<DB>, signal: AbortSignal | undefined, wait: () => Promise<T>): Promise<T> {
-  if (!signal || ctx.engine !== 'postgres') return wait();
-  const pool = ctx.pool ?? ctx.db;
-  const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(conn)).rows[0]?.pid;
-  const onAbort = () => {
-    void sql`select pg_cancel_backend(a.pid) from pg_catalog.pg_stat_activity a
-      where a.pid = ${pid} and a.state = 'active' and a.wait_event_type = 'Lock' and a.query like 'select pg_advisory_lock(%'`
-      .execute(pool)
-      .catch(() => {});
-  };
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await wait();
-  } catch (e) {
-    signal.throwIfAborted();
-    throw e;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+/** How a wait for a package's lock backs off: the pause after the first failed try, doubled after each, up to `most`. */
+export const LOCK_RETRY_MS = { first: 20, most: 500 } as const;
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((done, fail) => {
+    if (signal?.aborted) return fail(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      fail(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      done();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
+
+const NOT_YET = Symbol('not yet');
 
 /**
  * Runs `fn` on one pinned connection holding the package's advisory lock for the whole of it, so
@@ -107,8 +101,13 @@ async function waitAbortably<DB, T>(ctx: PlatformContext, conn: Kysely<DB>, sign
  * (at most {@link LOCK_WAIT_MS}, then a {@link LockTimeoutError} names the holder) instead of
  * publishing (or discarding) this run's drafts. publishPackage takes the same lock per
  * transaction; on the same session that is re-entrant. The session carries the application name
- * `bvl publish <tenant>/<package>` meanwhile, so others can name it. `signal` ends the wait for the
- * lock when it aborts (on PostgreSQL the waiting statement is cancelled; the abort's error is thrown).
+ * `bvl publish <tenant>/<package>` meanwhile, so others can name it.
+ *
+ * The wait holds no connection: each try takes a connection from the pool, tries the lock
+ * (pg_try_advisory_lock) and, when another session holds it, gives the connection back and
+ * pauses (20 ms, doubling to 500 ms) before the next try. So publishes queued behind one package
+ * never exhaust the pool for everyone else. `signal` ends the wait when it aborts (its reason is
+ * thrown); the lock is not taken then.
  */
 export async function withPackageLock<T>(
   ctx: PlatformContext,
@@ -116,25 +115,37 @@ export async function withPackageLock<T>(
   fn: (pinned: PlatformContext) => Promise<T>,
   options: { waitMs?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<T> {
-  const { signal, ...wait } = options;
-  signal?.throwIfAborted();
-  return ctx.db.connection().execute(async (conn) => {
-    const key = packageLockKey(scope);
-    const name = (await sql<{ v: string }>`select current_setting('application_name') as v`.execute(conn)).rows[0]?.v ?? '';
-    await sql`select set_config('application_name', ${publishApplicationName(scope)}, false)`.execute(conn);
-    try {
-      await waitAbortably(ctx, conn, signal, () =>
-        takeAdvisoryLock(conn, key, `package "${scope.package}" of tenant "${scope.tenant}"`, { xact: false, ...wait }),
-      );
+  const { signal } = options;
+  const waitMs = options.waitMs ?? LOCK_WAIT_MS;
+  const key = packageLockKey(scope);
+  const started = Date.now();
+  for (let wait: number = LOCK_RETRY_MS.first; ; wait = Math.min(LOCK_RETRY_MS.most, wait * 2)) {
+    signal?.throwIfAborted();
+    const ran = await ctx.db.connection().execute(async (conn) => {
+      const got = (await sql<{ got: boolean }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as got`.execute(conn)).rows[0]?.got;
+      if (!got) return NOT_YET;
       try {
-        signal?.throwIfAborted();
-        return await fn({ ...ctx, db: conn, pool: ctx.pool ?? ctx.db });
+        const name = (await sql<{ v: string }>`select current_setting('application_name') as v`.execute(conn)).rows[0]?.v ?? '';
+        await sql`select set_config('application_name', ${publishApplicationName(scope)}, false)`.execute(conn);
+        try {
+          signal?.throwIfAborted();
+          return { value: await fn({ ...ctx, db: conn, pool: ctx.pool ?? ctx.db }) };
+        } finally {
+          await sql`select set_config('application_name', ${name}, false)`.execute(conn).catch(() => {});
+        }
       } finally {
         // If the session died, its locks died with it.
         await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(conn).catch(() => {});
       }
-    } finally {
-      await sql`select set_config('application_name', ${name}, false)`.execute(conn).catch(() => {});
+    });
+    if (ran !== NOT_YET) return ran.value;
+    const left = waitMs - (Date.now() - started);
+    if (left <= 0) {
+      const holders = await advisoryHolders(ctx.db, key);
+      throw new LockTimeoutError(
+        `package "${scope.package}" of tenant "${scope.tenant}" is locked by another publish: ${holders} holds it, and bvl waited ${Math.round(waitMs / 1000)} s. Try again when that publish finishes.`,
+      );
     }
-  });
+    await pause(Math.min(wait, left), signal);
+  }
 }

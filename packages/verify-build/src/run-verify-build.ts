@@ -1,6 +1,7 @@
 import { type BuildIssue, fingerprint, sortIssues } from '@bvl/build-issue';
+import type { ArtifactSet } from '@bvl/metadata';
 import { latestProbeResult, overlayOf, type PackageScope, type PlatformContext, readOverlayRows, type StoredProbeResult } from '@bvl/platform';
-import { type Checked, verify } from '@bvl/verify';
+import { type Checked, type Verification, verify } from '@bvl/verify';
 import { type BuildCard, buildCard, type CardProbes, type CardRound } from './build-card.ts';
 import { decideRound, type RoundDiff } from './decide-round.ts';
 import { draftHash } from './draft-hash.ts';
@@ -26,6 +27,11 @@ export interface VerifyBuildInput extends PackageScope {
   readonly usage?: ReportedUsage | undefined;
   /** Apply safe patches as drafts before verifying (default: true in a session, false without one). */
   readonly fix?: boolean | undefined;
+  /**
+   * Runs L1 + L2 (default: `verify` here, on this thread). A service passes one that runs a large
+   * overlay on a worker thread, so one tenant's huge verify does not stall every other request.
+   */
+  readonly verify?: ((published: ArtifactSet, drafts: ArtifactSet) => Promise<Pick<Verification, 'issues' | 'checked' | 'publishable'>>) | undefined;
 }
 
 /** What verify_build answers: every surface (CLI, HTTP, MCP, the agent) returns this shape. */
@@ -133,7 +139,7 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput,
 
   const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
   const overlay = overlayOf(rows, scope.package);
-  const verification = verify(overlay.published, overlay.drafts);
+  const verification = input.verify ? await input.verify(overlay.published, overlay.drafts) : verify(overlay.published, overlay.drafts);
   const probes = await latestProbeResult(ctx, scope);
   const issues = sortIssues([...verification.issues, ...(probes?.issues ?? [])]);
   let unchanged = false;

@@ -18,8 +18,14 @@ export const ERRORS = {
   400: error('Invalid input: `problems` lists each problem with its path.'),
   401: error('Missing or invalid bearer token (RFC 6750: `WWW-Authenticate` carries `error="invalid_token"` for a token that is not valid).'),
   404: error('Unknown route or resource — also for another tenant than the token’s (existence does not leak).'),
-  413: error('The body is over the size limit.'),
+  413: error(
+    'The body is over the size limit, or a draft is over the input bounds (`message` names the artifact, the bound and the figure); nothing was written.',
+  ),
   415: error('A body that is not JSON: send it with `Content-Type: application/json`.'),
+  429: {
+    ...error('The tenant already has the most requests this server runs and queues for it; nothing ran. Retry after `Retry-After` seconds.'),
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const, minimum: 1 } } },
+  },
   503: error('The database is unreachable or did not answer in time; retry shortly.'),
 } as const;
 
