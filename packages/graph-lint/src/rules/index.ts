@@ -22,6 +22,7 @@ import seedObjectExists from './seed-object-exists.ts';
 import seedReferenceResolves from './seed-reference-resolves.ts';
 import seedValueContract from './seed-value-contract.ts';
 import seedValueInOptions from './seed-value-in-options.ts';
+import specRefusals from './spec-refusals.ts';
 import viewFieldsExist from './view-fields-exist.ts';
 import viewFilterOperatorsKnown from './view-filter-operators-known.ts';
 import viewObjectExists from './view-object-exists.ts';
@@ -54,6 +55,7 @@ export const RULES: readonly Rule[] = [
   seedReferenceResolves,
   seedValueContract,
   seedValueInOptions,
+  specRefusals,
   viewFieldsExist,
   viewFilterOperatorsKnown,
   viewObjectExists,
