@@ -28,16 +28,16 @@ type Finding = { severity: string; rule: string; where: string; path: string; me
  * Loads `@objectstack/spec` and `@objectstack/lint`; a string saying which is missing when they
  * cannot be loaded (the tier then skips, or fails under CI).
  */
-export async function loadObjectStack(): Promise<ObjectStack | string> {
+export async function loadObjectStack(from?: string): Promise<ObjectStack | string> {
   let specModule: Record<string, unknown>;
   let lintModule: Record<string, unknown>;
   let version: string;
   let lintVersion: string;
   try {
-    specModule = await import('@objectstack/spec');
-    lintModule = await import('@objectstack/lint');
-    version = await packageVersion('@objectstack/spec');
-    lintVersion = await packageVersion('@objectstack/lint');
+    specModule = await importFrom('@objectstack/spec', from);
+    lintModule = await importFrom('@objectstack/lint', from);
+    version = await packageVersion('@objectstack/spec', from);
+    lintVersion = await packageVersion('@objectstack/lint', from);
   } catch (e) {
     return `ObjectStack packages not installed (${(e as Error).message.split('\n')[0]}): npm install -w @bvl/oracle`;
   }
@@ -75,12 +75,31 @@ export async function loadObjectStack(): Promise<ObjectStack | string> {
   };
 }
 
-/** The version of an installed package: the package.json above its resolved entry (lint does not export its package.json). */
-async function packageVersion(name: string): Promise<string> {
+/** Where a package resolves: from this package, or from another install (`oracle:try` installs a newer ObjectStack in a temporary folder). */
+async function resolveFrom(name: string, from?: string): Promise<string> {
   const { createRequire } = await import('node:module');
+  const { join } = await import('node:path');
+  return createRequire(from ? join(from, 'package.json') : import.meta.url).resolve(name);
+}
+
+async function importFrom(name: string, from?: string): Promise<Record<string, unknown>> {
+  if (!from) return (await import(name)) as Record<string, unknown>;
+  const { pathToFileURL } = await import('node:url');
+  // The ESM entry: `exports` maps import to .mjs/.js beside the CommonJS one resolve() returns.
+  const cjs = await resolveFrom(name, from);
+  for (const candidate of [cjs.replace(/\.c?js$/, '.mjs'), cjs.replace(/\.cjs$/, '.js'), cjs]) {
+    try {
+      return (await import(pathToFileURL(candidate).href)) as Record<string, unknown>;
+    } catch {}
+  }
+  return (await import(pathToFileURL(cjs).href)) as Record<string, unknown>;
+}
+
+/** The version of an installed package: the package.json above its resolved entry (lint does not export its package.json). */
+async function packageVersion(name: string, from?: string): Promise<string> {
   const { readFileSync } = await import('node:fs');
   const { dirname, join } = await import('node:path');
-  let dir = dirname(createRequire(import.meta.url).resolve(name));
+  let dir = dirname(await resolveFrom(name, from));
   for (let i = 0; i < 4; i++, dir = dirname(dir)) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version: string };
