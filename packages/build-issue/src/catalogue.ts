@@ -83,7 +83,7 @@ export const CATALOGUE = {
     layer: 'graph',
     impact: 'platform-warns',
     severity: 'warning',
-    summary: "An object's nameField/highlightFields/stageField or a form section names a field the object lacks; the renderer leaves it out.",
+    summary: "An object's nameField/stageField or a form section names a field the object lacks; the renderer leaves it out.",
   },
   field_type_mismatch: {
     layer: 'graph',

@@ -199,7 +199,8 @@ export const RULE_DOCS = {
     fix: 'Fix the cause the message names (often the database connection), then publish or probe again.',
   },
   unknown_display_field: {
-    meaning: "An object's nameField, highlightFields or stageField, or a form section, names a field the object does not have.",
+    meaning:
+      "An object's nameField or stageField, or a form section, names a field the object does not have (a dangling highlightFields entry is unknown_field: ObjectStack's lint refuses it).",
     why: 'The renderer leaves the field out: records show their id instead of a title, a highlight or stage strip is missing, a form has a gap. ObjectStack itself only warns.',
     example: '{ "name": "exp_expense", "nameField": "titel", "fields": { "title": { "type": "text" } } }',
     fix: 'Name an existing field (the message suggests the closest), or add the field to the object.',

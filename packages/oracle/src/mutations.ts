@@ -99,7 +99,20 @@ export const MUTATIONS: readonly Mutation[] = [
         .map((f) => replace(`${f.path}/reference`, 'no_such_object')),
   },
   { name: 'field-type-unknown', sites: (d) => fields(d).map((f) => replace(`${f.path}/type`, 'string')) },
+  {
+    name: 'multiselect-without-options',
+    sites: (d) => fields(d).map((f) => [...replace(`${f.path}/type`, 'multiselect'), { op: 'add' as const, path: `${f.path}/options`, value: [] }]),
+  },
+  { name: 'highlight-field-typo', sites: (d) => objects(d).map((o) => add(`${o.path}/highlightFields`, [`${o.firstField}x`])) },
+  { name: 'name-field-typo', sites: (d) => objects(d).map((o) => add(`${o.path}/nameField`, `${o.firstField}x`)) },
 ];
+
+function objects(doc: StackDoc): Array<{ path: string; firstField: string }> {
+  const list = Array.isArray(doc.objects) ? doc.objects : [];
+  return list.flatMap((o, i) =>
+    isRecord(o) && isRecord(o.fields) && Object.keys(o.fields).length ? [{ path: at('objects', i), firstField: Object.keys(o.fields)[0]! }] : [],
+  );
+}
 
 /** Where `m` can be made in `doc`. */
 export function mutationSites(doc: StackDoc, m: Mutation): JsonPatchOp[][] {
