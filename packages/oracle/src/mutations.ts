@@ -103,6 +103,15 @@ export const MUTATIONS: readonly Mutation[] = [
     name: 'multiselect-without-options',
     sites: (d) => fields(d).map((f) => [...replace(`${f.path}/type`, 'multiselect'), { op: 'add' as const, path: `${f.path}/options`, value: [] }]),
   },
+  { name: 'view-unknown-key', sites: (d) => listViews(d).map((v) => add(`${v.path}/colour`, 'red')) },
+  { name: 'widget-unknown-key', sites: (d) => widgets(d).map((w) => add(`${w.path}/colour`, 'red')) },
+  {
+    name: 'date-default-macro',
+    sites: (d) =>
+      fields(d)
+        .filter((f) => f.field.type === 'date')
+        .map((f) => add(`${f.path}/defaultValue`, '$today')),
+  },
   { name: 'highlight-field-typo', sites: (d) => objects(d).map((o) => add(`${o.path}/highlightFields`, [`${o.firstField}x`])) },
   { name: 'name-field-typo', sites: (d) => objects(d).map((o) => add(`${o.path}/nameField`, `${o.firstField}x`)) },
 ];

@@ -7,6 +7,7 @@ import datasetFieldsExist from './dataset-fields-exist.ts';
 import datasetObjectExists from './dataset-object-exists.ts';
 import dateFieldsAreDates from './date-fields-are-dates.ts';
 import datePresetComparands from './date-preset-comparands.ts';
+import fieldDefaultContract from './field-default-contract.ts';
 import fieldOptionsValid from './field-options-valid.ts';
 import formulaFieldUsage from './formula-field-usage.ts';
 import kanbanGroupFieldValid from './kanban-group-field-valid.ts';
@@ -40,6 +41,7 @@ export const RULES: readonly Rule[] = [
   datasetObjectExists,
   dateFieldsAreDates,
   datePresetComparands,
+  fieldDefaultContract,
   fieldOptionsValid,
   formulaFieldUsage,
   kanbanGroupFieldValid,
