@@ -122,10 +122,10 @@ describe('verify, publish, health', () => {
     expect(r.status).toBe(409);
     const body = PublishResultSchema.parse(await r.json());
     expect(body).toMatchObject({ outcome: 'refused', published: false, ok: false });
-    expect(body.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['unknown_measure', 'dangling_dataset']);
+    expect(body.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
     const health = (await (await a.request('app/health')).json()) as { card: { published: boolean }; line: string };
     expect(health.card.published).toBe(false);
-    expect(health.line).toBe('✗ structure (2 errors) · ✓ renders · – rows (not published) · – widgets (not published) · ⚠ 1 warning');
+    expect(health.line).toBe('✗ structure (3 errors) · ✓ renders · – rows (not published) · – widgets (not published)');
   });
 
   it('a clean publish answers 200 with the probes; the card then has rows and widgets; HTML for Accept: text/html', async () => {
@@ -176,7 +176,7 @@ describe('sessions', () => {
     const s = SessionSchema.parse(await created.json());
     expect(s).toMatchObject({ status: 'open', rounds: 0, bounds: { maxRounds: 3 } });
     const v = (await (await a.request('app/verify', { method: 'POST', json: { session: s.id, usage: { tokensIn: 1200, tokensOut: 300 } } })).json()) as any;
-    expect(v.fixes.map((f: { code: string }) => f.code)).toEqual(['unknown_measure', 'view_type_fallback']);
+    expect(v.fixes.map((f: { code: string }) => f.code)).toEqual(['unknown_measure', 'invalid_artifact']);
     expect(codes(v.issues)).toEqual([['dangling_dataset', 'exp_spending', '/widgets/2/dataset']]);
     expect(v.session).toMatchObject({ id: s.id, rounds: 1, next: 'repair', usage: { tokensIn: 1200, tokensOut: 300 } });
     expect(t.logger.entries().at(-1)).toMatchObject({ session: s.id, round: 0, outcome: 'errors' });

@@ -108,25 +108,31 @@ describe('the loop over MCP: stage_drafts → verify_build (summary, then a page
   it('builds the example to a clean publish', async () => {
     const loop = (name: string, args: Record<string, unknown>) => call(name, args, loopClient);
     const staged = out(await loop('stage_drafts', { package: 'loop', artifacts: [...(await exampleArtifacts('app')), ...(await exampleArtifacts('drafts'))] }));
-    expect(staged).toMatchObject({ staged: expect.any(Number), errors: 2, draftVersion: expect.stringMatching(/^[0-9a-f]{32}$/) });
-    expect(staged.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_measure', 'dangling_dataset']);
+    expect(staged).toMatchObject({ staged: expect.any(Number), errors: 3, draftVersion: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    // Incident #6 (a list view of type "list") is refused by the spec: an error with a safe patch.
+    expect(staged.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
     const session = out(await loop('create_session', { package: 'loop', goal: 'Track expenses with a spending dashboard' }));
     // A summary of one issue: errors first, the rest counted, indexed, and a cursor.
     const first = out(await loop('verify_build', { package: 'loop', session: session.id, fix: false, limit: 1 }));
     expect(first.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_measure']);
-    expect(first.more).toMatchObject({ errors: 1, warnings: 1, cursor: expect.any(String) });
-    expect(first.unlisted).toEqual([{ code: 'dangling_dataset', count: 1, artifacts: ['dashboard exp_spending'] }]);
+    expect(first.more).toMatchObject({ errors: 2, warnings: 0, cursor: expect.any(String) });
+    expect(first.unlisted).toEqual([
+      { code: 'dangling_dataset', count: 1, artifacts: ['dashboard exp_spending'] },
+      { code: 'invalid_artifact', count: 1, artifacts: ['view exp_expense.recent'] },
+    ]);
     expect(first.session).toMatchObject({ id: session.id, next: 'repair', remaining: { repairRounds: 2 } });
     expect(first.draftVersion).toBe(staged.draftVersion);
     // The next page.
     const second = out(await loop('verify_build', { package: 'loop', cursor: first.more.cursor, limit: 1 }));
     expect(second.issues.map((i: { code: string }) => i.code)).toEqual(['dangling_dataset']);
     expect(second.issues[0].masks).toContain('unknown_measure');
+    const third = out(await loop('verify_build', { package: 'loop', cursor: second.more.cursor, limit: 1 }));
+    expect(third.issues.map((i: { code: string }) => i.code)).toEqual(['invalid_artifact']);
     // apply_fix with the offered patch ids (both measure and view type), bound to the draft version.
-    const patches = [first.issues[0].patchId];
+    const patches = [first.issues[0].patchId, third.issues[0].patchId];
     const applied = out(await loop('apply_fix', { package: 'loop', patches, draftVersion: first.draftVersion }));
-    expect(applied.applied).toEqual([expect.objectContaining({ code: 'unknown_measure' })]);
-    expect(applied.fixed).toEqual([first.issues[0].id]);
+    expect(applied.applied).toEqual([expect.objectContaining({ code: 'unknown_measure' }), expect.objectContaining({ code: 'invalid_artifact' })]);
+    expect(applied.fixed).toEqual([first.issues[0].id, third.issues[0].id]);
     // The agent repairs the rest by hand: the widget bound to a dataset that does not exist.
     const dashboard = out(await loop('get_draft', { package: 'loop', type: 'dashboard', name: 'exp_spending' })).body;
     dashboard.widgets[2] = { ...dashboard.widgets[2], dataset: 'exp_expense_metrics', values: ['approved_amount'] };

@@ -78,6 +78,13 @@ describe('bvl rules and explain', () => {
       why: expect.any(String),
       helpUri: expect.stringContaining('#invalid_artifact'),
     });
+    // The targets: a spec release (what it refuses is an error) plus a renderer profile.
+    expect(json.targets).toEqual({
+      specs: ['objectstack-17.4'],
+      renderers: ['objectui-2026-02', 'objectui-2026-09'],
+      default: { spec: 'objectstack-17.4', renderer: 'objectui-2026-09' },
+    });
+    expect(r.out).toContain('A target is a spec release plus a renderer profile (bvl verify --spec, --renderer; default objectstack-17.4 + objectui-2026-09).');
   });
 
   it('explain prints what a code means, why it breaks the app, an example and the fix; a typo gets a suggestion', async () => {
@@ -108,8 +115,8 @@ describe('bvl verify manners', () => {
     expect(r.out).toContain(
       'drafts/dashboards/exp_spending.json\n  dashboard exp_spending (draft)\n    error unknown_measure › total  drafts/dashboards/exp_spending.json:4:110\n',
     );
-    expect(r.out).toContain('  by layer: graph 2 errors · render 1 warning\n');
-    expect(r.out).toContain('9 component schemas rendered, 1 dataset compiled to SQL');
+    expect(r.out).toContain('  by layer: graph 3 errors\n');
+    expect(r.out).toContain('8 component schemas rendered, 1 dataset compiled to SQL');
     for (const internal of ['ADR-0038', 'incident #', 'objectstack-format.md', 'compiledDatasets', '9 schemas', 'Invalid input'])
       expect(r.out).not.toContain(internal);
   });
@@ -224,13 +231,13 @@ describe('bvl.config.json and baselines', () => {
     const dir = example();
     writeFileSync(
       join(dir, 'bvl.config.json'),
-      JSON.stringify({ rules: { view_type_fallback: 'error', dangling_dataset: 'off' }, ignore: ['drafts/views/**'] }),
+      JSON.stringify({ rules: { invalid_artifact: 'warning', dangling_dataset: 'off' }, ignore: ['drafts/views/**'] }),
     );
     const r = await run(join(dir, 'drafts'), ['verify', '../app', '--drafts', '.', '--format', 'json']);
     expect(JSON.parse(r.out).issues.map((i: { code: string; severity: string }) => [i.code, i.severity])).toEqual([['unknown_measure', 'error']]);
-    writeFileSync(join(dir, 'bvl.config.json'), JSON.stringify({ rules: { view_type_fallback: 'error' } }));
+    writeFileSync(join(dir, 'bvl.config.json'), JSON.stringify({ rules: { invalid_artifact: 'warning' } }));
     const downgraded = JSON.parse((await run(dir, ['verify', 'app', '--drafts', 'drafts', '--format', 'json'])).out).issues;
-    expect(downgraded.find((i: { code: string }) => i.code === 'view_type_fallback').severity).toBe('error');
+    expect(downgraded.find((i: { code: string }) => i.code === 'invalid_artifact').severity).toBe('warning');
   });
 
   it.each([
@@ -252,7 +259,7 @@ describe('bvl.config.json and baselines', () => {
     expect(written.out).toContain('wrote 3 known issues to bvl-baseline.json');
     const file = JSON.parse(readFileSync(join(dir, 'bvl-baseline.json'), 'utf8'));
     expect(file).toMatchObject({ bvl: 'baseline', version: 1 });
-    expect(file.issues.map((e: { code: string }) => e.code).sort()).toEqual(['dangling_dataset', 'unknown_measure', 'view_type_fallback']);
+    expect(file.issues.map((e: { code: string }) => e.code).sort()).toEqual(['dangling_dataset', 'invalid_artifact', 'unknown_measure']);
 
     const quiet = await run(dir, ['verify', 'app', '--drafts', 'drafts', '--baseline', 'bvl-baseline.json']);
     expect(quiet.code).toBe(0);

@@ -29,7 +29,10 @@ export const COMMAND_HELP = {
   ${INPUT}
   --drafts <stack>     staged drafts, overlaid on the stack (a draft replaces the artifact of its type+name)
   --layers <list>      graph,render (default both)
-  --renderer <r>       the renderer profile L2 checks against: objectui-2026-09 (default, the newest) or objectui-2026-02
+  --spec <s>           the ObjectStack spec release the target holds artifacts to: objectstack-17.4 (default); what it
+                       refuses (view/widget types outside its enums, retired keys, a kanban without groupByField) is an error
+  --renderer <r>       the renderer profile L2 checks against: objectui-2026-09 (default, the newest) or objectui-2026-02;
+                       it decides render outcomes only for what the spec accepts
   --baseline <file>    hide the issues recorded in a baseline file (bvl baseline writes one)
   --config <file>      use this bvl.config.json instead of the one found upward from the stack
 ${REPORT_FLAGS}`,

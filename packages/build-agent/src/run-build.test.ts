@@ -118,9 +118,9 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     ]);
     // The fixer repaired #2 and #6 in round 0 and said so; the model read it.
     const rounds = await listRounds(platform, { tenant: scope.tenant, id: result.session.id });
-    expect(rounds[0]!.fixes.map((f) => f.code)).toEqual(['unknown_measure', 'view_type_fallback']);
+    expect(rounds[0]!.fixes.map((f) => f.code)).toEqual(['unknown_measure', 'invalid_artifact']);
     const firstVerify = JSON.parse(llm.requests[2]!.body.messages.at(-1).content);
-    expect(firstVerify).toMatchObject({ next: 'repair', errors: 1, fixes: [{ code: 'unknown_measure' }, { code: 'view_type_fallback' }] });
+    expect(firstVerify).toMatchObject({ next: 'repair', errors: 1, fixes: [{ code: 'unknown_measure' }, { code: 'invalid_artifact' }] });
     // The agent reads the answer every MCP client reads: compact issues, each once.
     expect(firstVerify.issues).toEqual([
       expect.objectContaining({

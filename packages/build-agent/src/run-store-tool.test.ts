@@ -88,7 +88,7 @@ describe('the store tools', () => {
     expect(content(r).staged).toEqual(['view exp_report.default']);
     expect(content(r).issues.map((i: any) => [i.code, `${i.artifact.type} ${i.artifact.name}`, i.path])).toEqual([
       ['unknown_field', 'view exp_report.default', '/list/columns/1'],
-      ['view_type_fallback', 'view exp_report.default', '/list/type'],
+      ['invalid_artifact', 'view exp_report.default', '/list/type'],
     ]);
     expect(content(await discardDraft(platform, scope, 'view', 'exp_report'))).toEqual({ discarded: ['view exp_report.default'], count: 1 });
     expect(await listDrafts(platform, scope)).toEqual([]);

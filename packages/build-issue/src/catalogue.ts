@@ -57,7 +57,7 @@ export const CATALOGUE = {
     impact: 'breaks',
     severity: 'error',
     summary:
-      'The artifact body fails its schema (or is not JSON), or breaks a rule ObjectStack refuses at save (an unsupported list-chart type, a bare date preset as a filter comparand, a default outside the options); it cannot be used as written.',
+      "The artifact body fails its schema (or is not JSON), or breaks a rule ObjectStack refuses at save (a view or widget type outside the target spec's enums, a retired key, a kanban without groupByField, an unsupported list-chart type, a bare date preset as a filter comparand, a default outside the options); it cannot be used as written.",
   },
   duplicate_artifact: {
     layer: 'graph',
@@ -93,7 +93,7 @@ export const CATALOGUE = {
     layer: 'graph',
     impact: 'platform-warns',
     severity: 'warning',
-    summary: "An object's nameField/highlightFields/stageField or a form section names a field the object lacks; the renderer leaves it out.",
+    summary: "An object's nameField/stageField or a form section names a field the object lacks; the renderer leaves it out.",
   },
   field_type_mismatch: {
     layer: 'graph',
@@ -186,13 +186,14 @@ export const CATALOGUE = {
     layer: 'render',
     impact: 'breaks',
     severity: 'error',
-    summary: 'The view translates to a component schema with no type; the renderer shows "Unknown component type".',
+    summary:
+      'The view type is one the spec accepts but the renderer has no case for; its component schema has no type and the renderer shows "Unknown component type".',
   },
   view_type_fallback: {
     layer: 'render',
     impact: 'degrades',
     severity: 'warning',
-    summary: 'The renderer draws no component for the view type and falls back to a grid.',
+    summary: 'The renderer draws no component for a view type the spec accepts and falls back to a grid.',
   },
   unknown_component: {
     layer: 'render',
@@ -216,13 +217,13 @@ export const CATALOGUE = {
     layer: 'render',
     impact: 'breaks',
     severity: 'error',
-    summary: 'A widget type is not a chart type the renderer knows.',
+    summary: 'A widget type the spec accepts is not a chart type the renderer knows.',
   },
   widget_type_fallback: {
     layer: 'render',
     impact: 'degrades',
     severity: 'warning',
-    summary: 'The renderer does not draw the widget type and falls back to its closest chart (a bar chart).',
+    summary: 'The renderer does not draw a widget type the spec accepts and falls back to its closest chart (a bar chart).',
   },
   dataset_compile_error: { layer: 'render', impact: 'breaks', severity: 'error', summary: 'The dataset does not compile to SQL.' },
   unsatisfiable_query_shape: {

@@ -19,7 +19,7 @@ export interface RuleDoc {
 export const RULE_DOCS = {
   invalid_artifact: {
     meaning:
-      'An artifact does not have the shape ObjectStack expects: a required key is missing, a value has the wrong type, a name is not snake_case, a key is repeated in one JSON object (JSON keeps only the last: two "objects" keys in a stack drop every object of the first) or is named "__proto__" (no JavaScript record holds it), or the file is not JSON at all.',
+      'An artifact does not have the shape ObjectStack expects: a required key is missing, a value has the wrong type, a name is not snake_case, a key is repeated in one JSON object (JSON keeps only the last: two "objects" keys in a stack drop every object of the first) or is named "__proto__" (no JavaScript record holds it), or the file is not JSON at all. Also what the target spec (`--spec`, default objectstack-17.4) refuses by name, whatever a renderer would draw: a view or widget type outside its closed enums (a list view of `"type": "list"`, a `"stacked-bar"` widget), a retired key (`striped`, a widget\'s `actionUrl`), a kanban block without `groupByField`; the message names the spec rule.',
     why: 'ObjectStack refuses or misreads the artifact when it loads the stack, so what it describes never appears; references to it from elsewhere may still resolve and hide the gap.',
     example: '{ "name": "Expense Report", "fields": { "amount": { "type": 12 } } }',
     fix: 'Correct the value at the reported path (the message says what was expected). Names that become tables or columns must be snake_case.',
@@ -126,10 +126,10 @@ export const RULE_DOCS = {
   },
   typeless_schema: {
     meaning:
-      'A view\'s type is not one the renderer knows (for example `"type": "list"`, which is a viewKind, not a list view type), so the component schema it becomes has no type.',
+      'A view\'s type is one the spec accepts but the renderer has no case for (for example `"type": "page"` on objectui-2026-02), so the component schema it becomes has no type. A type the spec refuses (`"type": "list"`) is `invalid_artifact` instead.',
     why: 'The page shows a red "Unknown component type" box instead of the records.',
-    example: '{ "name": "exp_expense.recent", "viewKind": "list", "config": { "type": "list", "columns": ["title"] } }',
-    fix: 'Set the view type to one of the list view types (grid, kanban, calendar, …) or form view types.',
+    example: '{ "name": "exp_expense.recent", "viewKind": "list", "config": { "type": "page", "columns": ["title"] } }',
+    fix: 'Set the view type to one of the list view types the renderer draws (grid, kanban, calendar, …) or form view types.',
   },
   unknown_component: {
     meaning: 'The view or widget translates to a component type that is not registered in the renderer.',
@@ -144,7 +144,7 @@ export const RULE_DOCS = {
     fix: 'Add the block, e.g. `"kanban": { "groupByField": "status" }` with a field the object has.',
   },
   unknown_widget_type: {
-    meaning: 'A dashboard widget has a type the renderer does not know.',
+    meaning: 'A dashboard widget has a type the spec accepts but the renderer does not know (a type the spec refuses is `invalid_artifact`).',
     why: 'The widget renders as an error box.',
     example: '{ "id": "total", "type": "counter", "dataset": "exp_expense_metrics", "values": ["total_amount"] }',
     fix: 'Use a known widget type (metric, bar, line, pie, table, …; the message lists them).',
@@ -220,7 +220,8 @@ export const RULE_DOCS = {
     fix: 'Fix the cause the message names (often the database connection), then publish or probe again.',
   },
   unknown_display_field: {
-    meaning: "An object's nameField, highlightFields or stageField, or a form section, names a field the object does not have.",
+    meaning:
+      "An object's nameField or stageField, or a form section, names a field the object does not have (a dangling highlightFields entry is unknown_field: ObjectStack's lint refuses it).",
     why: 'The renderer leaves the field out: records show their id instead of a title, a highlight or stage strip is missing, a form has a gap. ObjectStack itself only warns.',
     example: '{ "name": "exp_expense", "nameField": "titel", "fields": { "title": { "type": "text" } } }',
     fix: 'Name an existing field (the message suggests the closest), or add the field to the object.',
@@ -252,9 +253,10 @@ export const RULE_DOCS = {
     fix: 'Give every record its own key, or merge the duplicates into one record.',
   },
   view_type_fallback: {
-    meaning: 'The renderer has no component for the view type and draws it as a plain grid instead (newer objectui).',
+    meaning:
+      'The renderer has no component for a view type the spec accepts and draws it as a plain grid instead (newer objectui; a type the spec refuses is `invalid_artifact`).',
     why: 'The page shows records, but not the way the type promised: no board, no calendar, no chart.',
-    example: '{ "name": "exp_expense.recent", "viewKind": "list", "config": { "type": "list", "columns": ["title"] } }',
+    example: '{ "name": "exp_expense.recent", "viewKind": "list", "config": { "type": "page", "columns": ["title"] } }',
     fix: 'Set the view type to one the renderer draws (grid, kanban, calendar, …); the patch picks the closest.',
   },
   layout_binding_inferred: {
@@ -264,7 +266,8 @@ export const RULE_DOCS = {
     fix: 'Add the binding block (for a kanban: `"kanban": { "groupByField": "status", "columns": [...] }`).',
   },
   widget_type_fallback: {
-    meaning: 'The renderer does not draw the widget type and falls back to its closest chart (a bar chart, newer objectui).',
+    meaning:
+      'The renderer does not draw a widget type the spec accepts and falls back to its closest chart (a bar chart, newer objectui; a type the spec refuses is `invalid_artifact`).',
     why: 'The widget shows data, but not as the type promised.',
     example: '{ "id": "share", "type": "piechart", "dataset": "exp_expense_metrics", "values": ["total_amount"] }',
     fix: 'Use a widget type the renderer draws; the patch picks the closest.',

@@ -30,8 +30,7 @@ describe('the golden suite', () => {
     for (const code of [
       'dangling_dataset',
       'unknown_measure',
-      'view_type_fallback',
-      'widget_type_fallback',
+      'invalid_artifact',
       'layout_binding_inferred',
       'seed_value_invalid',
       'seed_not_applied',

@@ -91,8 +91,8 @@ describe.runIf(present)('the HTML eval report in Chromium', () => {
     expect(await page.$$eval('ul.expected-failures li', (lis) => lis.map((li) => li.textContent))).toEqual([
       expect.stringMatching(/^helpdesk\/inert-priority #1 @ blueprint: not published; 1 error left: inert_field/),
     ]);
-    expect(failures[0]!.codes).toContain('view_type_fallback');
-    expect(failures[1]!.codes).toEqual(expect.arrayContaining(['unknown_measure', 'widget_type_fallback']));
+    expect(failures[0]!.codes).toContain('invalid_artifact');
+    expect(failures[1]!.codes).toEqual(expect.arrayContaining(['unknown_measure', 'invalid_artifact']));
     expect(await page.locator('section.failure details.assertions table').count()).toBe(2);
     // The view type "list" only degrades on the newest objectui (a warning): that build publishes and
     // fails just the assertion that its defect is gone. The unpublished one fails two assertions and

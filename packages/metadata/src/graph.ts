@@ -31,6 +31,7 @@ import {
   type WidgetDef,
   WidgetSchema,
 } from './schemas.ts';
+import { DEFAULT_SPEC, type SpecProfile, specProfile } from './spec-profiles.ts';
 import { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
 
 /** What every node of the graph carries. */
@@ -136,6 +137,14 @@ export interface Graph {
   readonly sharingRules: ReadonlyMap<string, NamedNode>;
   /** Where an artifact came from (for SARIF physical locations). */
   sourceOf(type: string, name: string): ArtifactSource | undefined;
+  /** The spec release the graph is judged against: what it refuses is an error whatever a renderer draws. */
+  readonly spec: SpecProfile;
+}
+
+/** Options of {@link buildGraph}. */
+export interface BuildGraphOptions {
+  /** The target spec release (a {@link SpecProfile} or its name; default the newest). An unknown name throws a SpecProfileError. */
+  readonly spec?: SpecProfile | string;
 }
 
 /** Result of {@link buildGraph}: the graph and the schema/load issues found while building it. */
@@ -166,7 +175,8 @@ const zodMessage = (error: z.ZodError): { message: string; path: Array<string | 
  * the result. Never throws on bad metadata: a body that fails its schema is an `invalid_artifact`
  * issue and the rest is still indexed.
  */
-export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet): GraphBuild {
+export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet, options: BuildGraphOptions = {}): GraphBuild {
+  const spec = typeof options.spec === 'object' ? options.spec : specProfile(options.spec ?? DEFAULT_SPEC);
   const { merged, replaced, priorSeeds } = mergeOverlay(published.artifacts, drafts?.artifacts ?? []);
   const issues: BuildIssue[] = [];
   for (const p of [...published.problems.filter((p) => !replaced.has(artifactKey(p.type, p.name))), ...(drafts?.problems ?? [])]) {
@@ -177,7 +187,7 @@ export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet): GraphB
   for (const a of priorSeeds) prior.add(a);
   const b = new GraphBuilder(issues, prior.seedsByObject);
   for (const a of merged.values()) b.add(a);
-  return { graph: b.finish(), issues };
+  return { graph: b.finish(spec), issues };
 }
 
 /** The overlay's artifacts: what {@link mergeOverlay} keeps, and what the drafts replaced. */
@@ -257,7 +267,7 @@ class GraphBuilder {
     }
   }
 
-  finish(): Graph {
+  finish(spec: SpecProfile): Graph {
     for (const def of platformObjectsReached(this.mentionedObjects())) {
       if (this.objects.has(def.name)) continue;
       const fields = new Map<string, FieldNode>();
@@ -290,6 +300,7 @@ class GraphBuilder {
       permissions: this.permissions,
       sharingRules: this.sharingRules,
       sourceOf: (type, name) => sources.get(artifactKey(type, name)),
+      spec,
     };
   }
 

@@ -28,6 +28,7 @@ export {
   type AppNode,
   allFieldNames,
   assertNever,
+  type BuildGraphOptions,
   buildGraph,
   type DashboardNode,
   type DatasetNode,
@@ -63,6 +64,17 @@ export {
 } from './platform-objects.ts';
 export { MAX_FILE_BYTES, type ReadSourceOptions, readSource, SourceError, STDIN_NAME } from './read-source.ts';
 export * from './schemas.ts';
+export {
+  DEFAULT_SPEC,
+  type RetiredKey,
+  SPEC_PROFILES,
+  SPEC_SURFACES,
+  type SpecProfile,
+  SpecProfileError,
+  type SpecSurface,
+  specProfile,
+} from './spec-profiles.ts';
+export { dashboardRefusals, isUnderRefusal, type SpecRefusal, specRefusals, viewRefusals, widgetRefusals } from './spec-refusals.ts';
 export { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
 export {
   BLOCK_FIELDS,

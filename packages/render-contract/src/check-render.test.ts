@@ -43,7 +43,7 @@ describeCorpora('checkRender on the corpora', () => {
 describe('checkRender', () => {
   const stack = () => ({
     objects: [{ name: 'exp_expense', fields: { title: { type: 'text' }, amount: { type: 'currency' }, status: { type: 'select' } } }],
-    views: [{ list: { type: 'list', data: { object: 'exp_expense' }, columns: ['title'] } }],
+    views: [{ list: { type: 'page', data: { object: 'exp_expense' }, columns: ['title'] } }],
     datasets: [
       {
         name: 'exp_metrics',
@@ -84,7 +84,7 @@ describe('checkRender', () => {
       ['inert_field', 'exp_expense', 'status', '/fields/status'],
       ['typeless_schema', 'exp_expense.default', '', '/type'],
     ]);
-    // The newest objectui draws the dimensionless pie as a KPI tile and the list view as a grid: warnings, not errors.
+    // The newest objectui draws the dimensionless pie as a KPI tile and the page view (a type the spec accepts) as a grid: warnings, not errors.
     expect(checkRender(graphOf(stack())).issues.map((i) => [i.code, i.severity, i.ref?.member ?? i.artifact.name, i.path])).toEqual([
       ['dataset_compile_error', 'error', 'filtered', '/widgets/1/filter/amount/$gt'],
       ['dataset_compile_error', 'error', 'filtered', '/widgets/1/filter/stauts'],
@@ -100,6 +100,17 @@ describe('checkRender', () => {
       /^The filter of widget "filtered" of dashboard "exp_board" \(on dataset "exp_metrics"\) at "stauts" reads field "stauts", which object "exp_expense" does not have\./,
     );
     expect(widgetFilter?.suggestions).toEqual(['status']);
+  });
+
+  it('judges only what the target spec accepts: a type it refuses is left to L1 on every renderer profile', () => {
+    const doc = stack();
+    doc.views[0]!.list.type = 'list';
+    (doc.dashboards[0]!.widgets as Array<Record<string, unknown>>).push({ id: 'stacked', type: 'stacked-bar', dataset: 'exp_metrics', values: ['n'] });
+    for (const registry of Object.values(RENDERER_PROFILES)) {
+      const { issues, checked } = checkRender(graphOf(doc), { registry });
+      expect(issues.filter((i) => i.path === '/type' || i.ref?.member === 'stacked')).toEqual([]);
+      expect(checked.schemas).toBe(3);
+    }
   });
 
   it('does not repeat what L1 owns: a missing dataset, an unknown widget measure, a dataset on a missing object', () => {

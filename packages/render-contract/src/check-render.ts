@@ -1,5 +1,5 @@
 import { type BuildIssue, makeIssue, sortIssues } from '@bvl/build-issue';
-import { type DatasetNode, type Graph, mayBeHidden, pointer } from '@bvl/metadata';
+import { type DatasetNode, type Graph, isUnderRefusal, mayBeHidden, pointer, viewRefusals, widgetRefusals } from '@bvl/metadata';
 import { checkInertFields } from './check-inert-fields.ts';
 import { checkView } from './check-view.ts';
 import { checkWidget } from './check-widget.ts';
@@ -33,8 +33,10 @@ export interface RenderCheck {
  * component with its bindings and a query shape it can show; every dataset compiles to SQL, and
  * so does every widget's selection of it; no field is inert. Artifacts that failed their schema
  * are skipped (L1 reports them), as are problems L1 owns: a widget's missing dataset, a widget's
- * unknown measure or dimension, a dataset's missing base object or unknown base field. Pure and
- * total; issues sorted.
+ * unknown measure or dimension, a dataset's missing base object or unknown base field. The
+ * renderer profile judges only what the graph's target spec accepts: a view or widget whose type
+ * the spec refuses is not translated, and no render issue is reported at or under a path the spec
+ * refuses (L1's spec-refusals reports it, as an error). Pure and total; issues sorted.
  */
 export function checkRender(graph: Graph, options: CheckRenderOptions = {}): RenderCheck {
   const registry = options.registry ?? DEFAULT_REGISTRY;
@@ -45,7 +47,9 @@ export function checkRender(graph: Graph, options: CheckRenderOptions = {}): Ren
 
   for (const view of graph.views.values()) {
     if (view.invalid) continue;
-    issues.push(...checkView(view, graph, registry).issues);
+    const refused = viewRefusals(view, graph.spec).map((r) => r.path);
+    if (refused.includes('/type')) continue;
+    issues.push(...accepted(checkView(view, graph, registry).issues, refused));
     schemas++;
   }
 
@@ -59,8 +63,11 @@ export function checkRender(graph: Graph, options: CheckRenderOptions = {}): Ren
       if (mayBeHidden(graph.objects, widget.def.requiresObject)) continue;
       const named = widget.def.dataset === undefined ? undefined : graph.datasets.get(widget.def.dataset);
       const dataset = named && !named.invalid ? named : undefined;
-      issues.push(...checkWidget(widget, dataset, dashboard, registry).issues);
-      schemas++;
+      const refused = widgetRefusals(widget, dashboard, graph.spec).map((r) => r.path);
+      if (!refused.includes(pointer('widgets', widget.index, 'type'))) {
+        issues.push(...accepted(checkWidget(widget, dataset, dashboard, registry).issues, refused));
+        schemas++;
+      }
       // Without a filter or query options, a widget's selection is a subset of its dataset's (unknown
       // values and dimensions are L1's unknown_measure/unknown_dimension), so compiling the dataset covers it.
       const queryOptions = widgetQueryOptions(widget.def);
@@ -109,4 +116,9 @@ export function checkRender(graph: Graph, options: CheckRenderOptions = {}): Ren
   for (const object of graph.objects.values()) issues.push(...checkInertFields(object));
 
   return { issues: sortIssues(issues), checked: { schemas, compiledDatasets } };
+}
+
+/** The issues not at or under a path the spec refuses. */
+function accepted(issues: readonly BuildIssue[], refused: readonly string[]): BuildIssue[] {
+  return refused.length === 0 ? [...issues] : issues.filter((i) => !refused.some((r) => isUnderRefusal(i.path ?? '', r)));
 }

@@ -36,9 +36,9 @@ describe('publishBuild', () => {
     await stageDrafts(platform, scope, [...app.artifacts, ...drafts.artifacts]);
     const r = await publishBuild(platform, scope);
     expect(r).toMatchObject({ outcome: 'refused', published: false, ok: false });
-    expect(r.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['unknown_measure', 'dangling_dataset']);
-    // Incident #6 degrades to a grid on the newest objectui: a warning, listed but not blocking.
-    expect(r.issues.filter((i) => i.severity === 'warning').map((i) => i.code)).toEqual(['view_type_fallback']);
+    // Incident #6 (a list view of type "list") is refused by the spec: an error too, whatever objectui would draw.
+    expect(r.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
+    expect(r.issues.filter((i) => i.severity === 'warning').map((i) => i.code)).toEqual([]);
     expect(await latestProbeResult(platform, scope)).toBeUndefined();
   });
 

@@ -59,8 +59,8 @@ describe('verifyBuild', () => {
     const r = await verifyBuild(platform, { ...scope, session: session.id });
     expect(r.fixes).toEqual([
       { artifact: { type: 'dashboard', name: 'exp_spending' }, path: '/widgets/0/values/0', old: 'amount', new: 'total_amount', code: 'unknown_measure' },
-      // On the newest objectui a "list" view degrades to a grid: a warning whose safe patch the fixer applies too.
-      { artifact: { type: 'view', name: 'exp_expense.recent' }, path: '/config/type', old: 'list', new: 'grid', code: 'view_type_fallback' },
+      // The spec refuses a "list" view type (an error whatever objectui draws); its safe patch to grid is the fixer's too.
+      { artifact: { type: 'view', name: 'exp_expense.recent' }, path: '/config/type', old: 'list', new: 'grid', code: 'invalid_artifact' },
     ]);
     expect(codes(r.issues)).toEqual([['dangling_dataset', 'exp_spending', '/widgets/2/dataset']]);
     expect(r.session).toMatchObject({ status: 'open', rounds: 1, repairRounds: 0, next: 'repair', stopReason: null });

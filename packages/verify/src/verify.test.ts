@@ -21,21 +21,27 @@ describe('verify', () => {
     expect(v.issues.map((i) => [i.code, i.artifact.name, i.path, i.draft])).toEqual([
       ['unknown_measure', 'exp_spending', '/widgets/0/values/0', true],
       ['dangling_dataset', 'exp_spending', '/widgets/2/dataset', true],
-      // The newest objectui draws `type: "list"` as a grid (a warning); the view draft is a view item, so its path
-      // addresses the config inside that document.
-      ['view_type_fallback', 'exp_expense.recent', '/config/type', true],
+      // The spec refuses `type: "list"` (an error, whatever objectui would draw); the view draft is a view item, so
+      // its path addresses the config inside that document.
+      ['invalid_artifact', 'exp_expense.recent', '/config/type', true],
     ]);
     expect(v.issues[0]).toMatchObject({ patch: [{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }], fixSafety: 'safe' });
   });
 
-  it('judges against the renderer profile asked for: on objectui 2026-02 incident #6 is the red box', async () => {
-    const v = verify(await readSource(join(EXAMPLE, 'app')), await readSource(join(EXAMPLE, 'drafts'), { draft: true }), { renderer: 'objectui-2026-02' });
-    expect(v.issues.find((i) => i.artifact.name === 'exp_expense.recent')).toMatchObject({ code: 'typeless_schema', severity: 'error' });
+  it('judges against the target: what its spec refuses is an error on every renderer profile', async () => {
+    const published = await readSource(join(EXAMPLE, 'app'));
+    const drafts = await readSource(join(EXAMPLE, 'drafts'), { draft: true });
+    for (const renderer of ['objectui-2026-02', 'objectui-2026-09']) {
+      const recent = verify(published, drafts, { renderer, spec: 'objectstack-17.4' }).issues.filter((i) => i.artifact.name === 'exp_expense.recent');
+      expect(recent.map((i) => [i.code, i.severity, i.layer])).toEqual([['invalid_artifact', 'error', 'graph']]);
+      expect(recent[0]?.message).toContain('(ListViewSchema.type)');
+    }
+    expect(() => verify(published, drafts, { spec: 'objectstack-1.0' })).toThrow(/unknown spec "objectstack-1.0" \(known: objectstack-17.4\)/);
   });
 
   it('runs only the layers asked for', async () => {
     const v = verify(await readSource(join(EXAMPLE, 'app')), await readSource(join(EXAMPLE, 'drafts'), { draft: true }), { layers: new Set(['graph']) });
-    expect(v.issues.map((i) => i.layer)).toEqual(['graph', 'graph']);
+    expect(v.issues.map((i) => i.layer)).toEqual(['graph', 'graph', 'graph']);
     expect(v.checked.schemas).toBeUndefined();
   });
 

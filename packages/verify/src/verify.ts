@@ -41,6 +41,12 @@ export interface VerifyOptions {
    * newest). An unknown name throws a RegistryError naming the known ones: validate input first.
    */
   readonly renderer?: string;
+  /**
+   * The spec release the target holds artifacts to (`objectstack-17.4`; default the newest): what
+   * it refuses is an L1 error whatever the renderer draws. With `renderer` it makes the target. An
+   * unknown name throws a SpecProfileError naming the known ones: validate input first.
+   */
+  readonly spec?: string;
 }
 
 /** Counts the artifacts of the overlaid graph (platform objects excluded). */
@@ -68,7 +74,7 @@ export function countChecked(graph: Graph): Checked {
  */
 export function verify(published: ArtifactSet, drafts?: ArtifactSet, options: VerifyOptions = {}): Verification {
   const layers = options.layers ?? new Set(STATIC_LAYERS);
-  const { graph, issues } = buildGraph(published, drafts);
+  const { graph, issues } = buildGraph(published, drafts, options.spec === undefined ? {} : { spec: options.spec });
   const all = [...issues];
   const checked = countChecked(graph);
   if (layers.has('graph')) all.push(...lintGraph(graph));

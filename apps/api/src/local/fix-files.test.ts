@@ -33,7 +33,7 @@ describe('fixFiles', () => {
         path: '/config/type',
         old: 'list',
         new: 'grid',
-        code: 'view_type_fallback',
+        code: 'invalid_artifact',
       },
     ]);
     expect(r.written).toEqual(['drafts/dashboards/exp_spending.json', 'drafts/views/exp_expense_recent.json']);

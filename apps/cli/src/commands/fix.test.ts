@@ -46,11 +46,11 @@ describe('bvl fix', () => {
   it('fixes a stack.json in place: the fixed issues are gone, every other line is unchanged', async () => {
     const dir = stackFixture();
     const before = read(dir, 'stack.json');
-    expect(await codes(dir, 'stack.json')).toEqual(['unknown_measure', 'dangling_dataset', 'view_type_fallback']);
+    expect(await codes(dir, 'stack.json')).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
     const r = await run(dir, 'fix', 'stack.json');
     expect(r.err).toBe('');
     expect(r.out).toMatch(/^fixed stack\.json:\d+:\d+ {2}unknown_measure {2}dashboard exp_spending › total: "amount" → "total_amount"$/m);
-    expect(r.out).toMatch(/^fixed stack\.json:\d+:\d+ {2}view_type_fallback {2}view exp_expense\.recent: "list" → "grid"$/m);
+    expect(r.out).toMatch(/^fixed stack\.json:\d+:\d+ {2}invalid_artifact {2}view exp_expense\.recent: "list" → "grid"$/m);
     expect(r.out).toContain('fixed 2 issues in 1 file (1 round)');
     expect(r.code).toBe(1); // dangling_dataset has no fix: an error remains
     expect(changedLines(before, read(dir, 'stack.json'))).toEqual([
@@ -75,7 +75,7 @@ describe('bvl fix', () => {
     });
     expect(out.fixed.map((f: { code: string; pointer: string; old: unknown; new: unknown }) => [f.code, f.pointer, f.old, f.new])).toEqual([
       ['unknown_measure', '/widgets/0/values/0', 'amount', 'total_amount'],
-      ['view_type_fallback', '/config/type', 'list', 'grid'],
+      ['invalid_artifact', '/config/type', 'list', 'grid'],
     ]);
     expect(changedLines(dash, read(dir, 'drafts/dashboards/exp_spending.json'))).toHaveLength(1);
     expect(read(dir, 'drafts/dashboards/exp_spending.json')).toBe(dash.replace('[ "amount" ]', '[ "total_amount" ]'));
@@ -97,12 +97,12 @@ describe('bvl fix', () => {
       `[\n\t{ "name": "more", "label": "More", "widgets": [\n\t\t{ "id": "n", "type": "metric", "dataset": "exp_expense_metric", "values": ["totl_amount"] }\n\t] }\n]\n`,
     );
     const before = codes(dir, 'app', '--drafts', 'more');
-    expect(await before).toEqual(['dangling_dataset', 'view_type_fallback']);
+    expect(await before).toEqual(['dangling_dataset', 'invalid_artifact']);
     const r = await run(dir, 'fix', 'app', '--drafts', 'more', '--format', 'json');
     const out = r.json();
     expect(out.fixed.map((f: { code: string; file: string; pointer: string }) => [f.code, f.file, f.pointer])).toEqual([
       ['dangling_dataset', 'more/dashboards/all.json', '/0/widgets/0/dataset'],
-      ['view_type_fallback', 'more/views/all.json', '/1/config/type'],
+      ['invalid_artifact', 'more/views/all.json', '/1/config/type'],
       ['unknown_measure', 'more/dashboards/all.json', '/0/widgets/0/values/0'],
     ]);
     expect(out).toMatchObject({ ok: true, rounds: 2, stopped: 'nothing_more_to_fix', issues: [] });

@@ -79,9 +79,9 @@ describe('bvl mcp (stdio)', () => {
     expect(r.isError).toBeFalsy();
     const out = r.structuredContent as { ok: boolean; issues: Array<{ code: string; severity: string; path: string; at: string }>; line: string };
     expect(out.ok).toBe(false);
-    expect(errors(out.issues)).toEqual(['unknown_measure', 'dangling_dataset']);
+    expect(errors(out.issues)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
     expect(out.issues[0]!.at).toBe('drafts/dashboards/exp_spending.json:4:110');
-    expect(out.line).toBe('✗ structure (2 errors) · ✓ renders · – rows (not published) · – widgets (not published) · ⚠ 1 warning');
+    expect(out.line).toBe('✗ structure (3 errors) · ✓ renders · – rows (not published) · – widgets (not published)');
     expect(countTokens((r.content as Array<{ text: string }>)[0]!.text)).toBeLessThanOrEqual(BUDGET.smallVerify);
   });
 
@@ -154,15 +154,18 @@ describe('bvl mcp: answers sized for a model, and the loop an agent runs', () =>
       const staged = (await run('stage_drafts', { path: 'app', drafts: 'drafts', artifacts })).structuredContent as any;
       expect(staged).toMatchObject({
         staged: 3,
-        errors: 2,
+        errors: 3,
         written: ['drafts/views/exp_expense.recent.json', 'drafts/dashboards/exp_spending.json', 'drafts/apps/exp_app.json'],
       });
-      expect(staged.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_measure', 'dangling_dataset']);
+      expect(staged.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
       const first = (await run('verify', { path: 'app', drafts: 'drafts', limit: 1 })).structuredContent as any;
       expect(first.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_measure']);
-      expect(first.unlisted).toEqual([{ code: 'dangling_dataset', count: 1, artifacts: ['dashboard exp_spending'] }]);
+      expect(first.unlisted).toEqual([
+        { code: 'dangling_dataset', count: 1, artifacts: ['dashboard exp_spending'] },
+        { code: 'invalid_artifact', count: 1, artifacts: ['view exp_expense.recent'] },
+      ]);
       const second = (await run('verify', { path: 'app', drafts: 'drafts', cursor: first.more.cursor })).structuredContent as any;
-      expect(second.issues.map((i: { code: string }) => i.code)).toEqual(['dangling_dataset', 'view_type_fallback']);
+      expect(second.issues.map((i: { code: string }) => i.code)).toEqual(['dangling_dataset', 'invalid_artifact']);
       // A patch id from before a file changed is refused, and nothing is written.
       const applied = (await run('apply_fix', { path: 'app', drafts: 'drafts', patches: [first.issues[0].patchId], draftVersion: first.draftVersion }))
         .structuredContent as any;
@@ -171,13 +174,16 @@ describe('bvl mcp: answers sized for a model, and the loop an agent runs', () =>
       const again = await run('apply_fix', { path: 'app', drafts: 'drafts', patches: [first.issues[0].patchId] });
       expect(again.isError).toBe(true);
       expect((again.content as Array<{ text: string }>)[0]!.text).toMatch(/^invalid_request: a patch was offered on drafts that have changed since/);
-      // The agent repairs the rest: the widget bound to a dataset that does not exist.
+      // The agent repairs the rest: the widget bound to a dataset that does not exist, and the view type the spec refuses.
       const dashboard = JSON.parse(await readFile(join(dir, 'drafts/dashboards/exp_spending.json'), 'utf8'));
       dashboard.widgets[2] = { ...dashboard.widgets[2], dataset: 'exp_expense_metrics', values: ['approved_amount'] };
-      expect(
-        (await run('stage_drafts', { path: 'app', drafts: 'drafts', artifacts: [{ type: 'dashboard', name: 'exp_spending', body: dashboard }] }))
-          .structuredContent,
-      ).toMatchObject({
+      const view = JSON.parse(await readFile(join(dir, 'drafts/views/exp_expense.recent.json'), 'utf8'));
+      (view.config ?? view).type = 'grid';
+      const repaired = [
+        { type: 'dashboard', name: 'exp_spending', body: dashboard },
+        { type: 'view', name: 'exp_expense.recent', body: view },
+      ];
+      expect((await run('stage_drafts', { path: 'app', drafts: 'drafts', artifacts: repaired })).structuredContent).toMatchObject({
         errors: 0,
       });
       expect((await run('verify', { path: 'app', drafts: 'drafts' })).structuredContent).toMatchObject({ ok: true, publishable: true });

@@ -58,7 +58,7 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     expect(r.code).toBe(EXIT.errors);
     const out = r.json();
     expect(out).toMatchObject({ ok: false, outcome: 'refused' });
-    expect(out.issues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['dangling_dataset', 'unknown_measure', 'view_type_fallback']));
+    expect(out.issues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['dangling_dataset', 'unknown_measure', 'invalid_artifact']));
     expect(out.seedApplied).toBeUndefined();
     expect(existsSync(join(fresh, '.bvl'))).toBe(false);
     await rm(fresh, { recursive: true, force: true });

@@ -38,25 +38,28 @@ describe('bvl verify', () => {
     expect(report.ok).toBe(false);
     expect(report.checked).toEqual({ objects: 3, views: 6, dashboards: 1, widgets: 3, datasets: 1, apps: 1, seeds: 3 });
     for (const i of report.issues) expect(BuildIssueSchema.parse(i)).toEqual(i);
-    expect(report.issues.map((i: any) => [i.code, i.ref?.member, i.draft])).toEqual([
+    expect(report.issues.map((i: any) => [i.code, i.ref?.member ?? i.artifact.name, i.draft])).toEqual([
       ['unknown_measure', 'total', true],
       ['dangling_dataset', 'budget_left', true],
+      // Incident #6: the spec refuses `type: "list"`, an L1 error whatever the renderer would draw.
+      ['invalid_artifact', 'exp_expense.recent', true],
     ]);
     expect(report.issues[0].patch).toEqual([{ op: 'replace', path: '/widgets/0/values/0', value: 'total_amount' }]);
   });
 
-  it('runs L1 + L2 by default, against the newest objectui: incident #6 draws as a grid (a warning with a patch)', async () => {
+  it('runs L1 + L2 by default, against the default target: the spec refuses incident #6 (an error with a patch) whatever objectui draws', async () => {
     const r = await run('verify', 'examples/expense-tracker/app', '--drafts', 'examples/expense-tracker/drafts', '--format', 'json');
     const report = JSON.parse(r.out);
-    expect(report.checked).toMatchObject({ schemas: 9, compiledDatasets: 1 });
+    // The refused view is not translated: L2 judges only what the spec accepts.
+    expect(report.checked).toMatchObject({ schemas: 8, compiledDatasets: 1 });
     const six = report.issues.find((i: any) => i.artifact.name === 'exp_expense.recent');
     // The draft is stored as a view item, so the path and patch address its config inside that document.
-    expect(six).toMatchObject({ code: 'view_type_fallback', severity: 'warning', layer: 'render', path: '/config/type', draft: true });
+    expect(six).toMatchObject({ code: 'invalid_artifact', severity: 'error', layer: 'graph', path: '/config/type', draft: true });
     expect(six.patch).toEqual([{ op: 'replace', path: '/config/type', value: 'grid' }]);
-    expect(report.issues.map((i: any) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'view_type_fallback']);
+    expect(report.issues.map((i: any) => i.code)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
   });
 
-  it('--renderer selects a renderer profile: on objectui 2026-02 incident #6 is the red box', async () => {
+  it('--renderer and --spec select the target: incident #6 is the same spec error on objectui 2026-02', async () => {
     const r = await run(
       'verify',
       'examples/expense-tracker/app',
@@ -66,9 +69,17 @@ describe('bvl verify', () => {
       'json',
       '--renderer',
       'objectui-2026-02',
+      '--spec',
+      'objectstack-17.4',
     );
-    const six = JSON.parse(r.out).issues.find((i: any) => i.artifact.name === 'exp_expense.recent');
-    expect(six).toMatchObject({ code: 'typeless_schema', severity: 'error', path: '/config/type' });
+    const six = JSON.parse(r.out).issues.filter((i: any) => i.artifact.name === 'exp_expense.recent');
+    expect(six.map((i: any) => [i.code, i.severity, i.path])).toEqual([['invalid_artifact', 'error', '/config/type']]);
+  });
+
+  it('--spec with an unknown release is a usage error naming the known ones (exit 2)', async () => {
+    const r = await run('verify', 'examples/expense-tracker/app', '--spec', 'objectstack-1.0');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--spec takes one of objectstack-17.4 (got "objectstack-1.0")');
   });
 
   it('--renderer with an unknown profile is a usage error naming the known ones (exit 2)', async () => {
@@ -88,9 +99,9 @@ describe('bvl verify', () => {
     });
     expect(run0.originalUriBaseIds.SRCROOT.uri).toMatch(/^file:\/\/.*\/$/);
     expect(run0.automationDetails).toEqual({ id: 'bvl/verify/' });
-    const rule = run0.tool.driver.rules.find((x: any) => x.id === 'view_type_fallback');
+    const rule = run0.tool.driver.rules.find((x: any) => x.id === 'invalid_artifact');
     expect(rule.help.markdown).toContain('**How to fix.**');
-    expect(rule.helpUri).toMatch(/#view_type_fallback$/);
+    expect(rule.helpUri).toMatch(/#invalid_artifact$/);
   });
 
   it('places every issue in its file: pointer, line and column beside the artifact path, and the patch in file coordinates', async () => {

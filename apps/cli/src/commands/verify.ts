@@ -1,3 +1,4 @@
+import { DEFAULT_SPEC, SPEC_PROFILES } from '@bvl/metadata';
 import { DEFAULT_RENDERER, RENDERER_PROFILES } from '@bvl/render-contract';
 import { STATIC_LAYERS, type StaticLayer, type VerifyOptions } from '@bvl/verify';
 import { applyBaseline, readBaseline } from '../baseline.ts';
@@ -20,6 +21,7 @@ export const VERIFY_FLAGS = {
   'max-warnings': { type: 'string' },
   all: { type: 'boolean' },
   renderer: { type: 'string' },
+  spec: { type: 'string' },
 } as const;
 
 /** Validates `--renderer`: a known renderer profile, default the newest objectui. */
@@ -27,6 +29,13 @@ export function parseRenderer(value: string | undefined): string {
   if (value === undefined) return DEFAULT_RENDERER;
   if (!Object.hasOwn(RENDERER_PROFILES, value))
     throw new UsageError(`--renderer takes one of ${Object.keys(RENDERER_PROFILES).join(', ')} (got ${JSON.stringify(value)})`);
+  return value;
+}
+
+/** Validates `--spec`: a known ObjectStack spec release, default the newest. With `--renderer` it makes the target. */
+export function parseSpec(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_SPEC;
+  if (!Object.hasOwn(SPEC_PROFILES, value)) throw new UsageError(`--spec takes one of ${Object.keys(SPEC_PROFILES).join(', ')} (got ${JSON.stringify(value)})`);
   return value;
 }
 
@@ -54,7 +63,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const format = parseFormat(values.format);
   const maxWarnings = parseCount('--max-warnings', values['max-warnings']);
   // Everything `verify` is asked to do, from the flags, in one place.
-  const verifyOptions: VerifyOptions = { layers: parseLayers(values.layers), renderer: parseRenderer(values.renderer) };
+  const verifyOptions: VerifyOptions = { layers: parseLayers(values.layers), renderer: parseRenderer(values.renderer), spec: parseSpec(values.spec) };
   const config = configFor(io, stack, values.config);
   const known = values.baseline !== undefined ? readBaseline(values.baseline, io.cwd) : undefined;
 

@@ -7,6 +7,7 @@ import datasetFieldsExist from './dataset-fields-exist.ts';
 import datasetObjectExists from './dataset-object-exists.ts';
 import dateFieldsAreDates from './date-fields-are-dates.ts';
 import datePresetComparands from './date-preset-comparands.ts';
+import fieldDefaultContract from './field-default-contract.ts';
 import fieldOptionsValid from './field-options-valid.ts';
 import formulaExpressionsResolve from './formula-expressions-resolve.ts';
 import formulaFieldUsage from './formula-field-usage.ts';
@@ -26,6 +27,7 @@ import seedObjectExists from './seed-object-exists.ts';
 import seedReferenceResolves from './seed-reference-resolves.ts';
 import seedValueContract from './seed-value-contract.ts';
 import seedValueInOptions from './seed-value-in-options.ts';
+import specRefusals from './spec-refusals.ts';
 import viewFieldsExist from './view-fields-exist.ts';
 import viewFilterOperatorsKnown from './view-filter-operators-known.ts';
 import viewObjectExists from './view-object-exists.ts';
@@ -43,6 +45,7 @@ export const RULES: readonly Rule[] = [
   datasetObjectExists,
   dateFieldsAreDates,
   datePresetComparands,
+  fieldDefaultContract,
   fieldOptionsValid,
   formulaExpressionsResolve,
   formulaFieldUsage,
@@ -62,6 +65,7 @@ export const RULES: readonly Rule[] = [
   seedReferenceResolves,
   seedValueContract,
   seedValueInOptions,
+  specRefusals,
   viewFieldsExist,
   viewFilterOperatorsKnown,
   viewObjectExists,

@@ -12,7 +12,7 @@ describe(rule.meta.name, () =>
         errors: [
           { code: 'unknown_display_field', artifact: 'object/exp_expense', path: '/nameField', patch: [{ op: 'replace', path: '/nameField', value: 'title' }] },
           { code: 'unknown_field', artifact: 'object/exp_expense', path: '/searchableFields/1' },
-          { code: 'unknown_display_field', artifact: 'object/exp_expense', path: '/highlightFields/0' },
+          { code: 'unknown_field', artifact: 'object/exp_expense', path: '/highlightFields/0' },
           { code: 'unknown_display_field', artifact: 'object/exp_expense', path: '/stageField' },
         ],
       },

@@ -5,9 +5,10 @@ import { q } from '../describe-names.ts';
 
 /**
  * Fields an object names about itself exist: `searchableFields` (stale entries silently narrow
- * search, #4830/#6674: unknown_field), and the display pointers `nameField` (the record title),
- * `highlightFields` and `stageField` — a dangling one is left out by the renderer and ObjectStack
- * only warns about it (validateSemanticRoles, validateRecordTitle: advisory), so unknown_display_field.
+ * search, #4830/#6674) and `highlightFields` (ObjectStack's lint errs: object-field-ref-unknown)
+ * are unknown_field; the display pointers `nameField` (the record title) and `stageField` — a
+ * dangling one is left out by the renderer and ObjectStack only warns about it
+ * (validateSemanticRoles, validateRecordTitle: advisory) — are unknown_display_field.
  */
 export default defineRule({
   meta: {
@@ -24,8 +25,7 @@ export default defineRule({
         if (typeof def[key] === 'string') mentions.push({ field: def[key] as string, path: pointer(key), slot: key, display: true });
       for (const key of ['searchableFields', 'highlightFields'] as const) {
         const list = def[key];
-        if (Array.isArray(list))
-          list.forEach((f, i) => typeof f === 'string' && mentions.push({ field: f, path: pointer(key, i), slot: key, display: key === 'highlightFields' }));
+        if (Array.isArray(list)) list.forEach((f, i) => typeof f === 'string' && mentions.push({ field: f, path: pointer(key, i), slot: key, display: false }));
       }
       for (const m of mentions) {
         const f: Finding | undefined = checkField(graph, obj, m.field, {
