@@ -125,7 +125,7 @@ const COLLECTION_OF: Record<string, string> = {
   Page: 'pages',
 };
 
-/** A cross-reference failure of defineStack (no zod path): keyed by the entry its message names, its names masked in the signature. */
+/** A cross-reference failure of defineStack (no zod path): keyed by the entry its message names, its names and indices masked in the signature. */
 function crossReference(e: Error, message: string): Verdict {
   const m = /^\W*(App|Object|View|Dashboard|Dataset|Report|Page) '([^']+)'/.exec(message.trim());
   const key = m ? `${COLLECTION_OF[m[1]!]}/${m[2]}` : 'stack';
@@ -134,7 +134,8 @@ function crossReference(e: Error, message: string): Verdict {
     signature: `spec ${e.name}: ${message
       .trim()
       .replace(/^\W+/, '')
-      .replace(/'[^']*'/g, "'…'")}`,
+      .replace(/'[^']*'/g, "'…'")
+      .replace(/\[\d+\]/g, '[]')}`,
     message,
   };
 }
