@@ -98,6 +98,12 @@ export const PublishInput = z
     session: z.string().min(1).max(100).optional(),
     usage: UsageSchema.optional(),
     dropData: z.boolean().optional().describe("Let tombstones drop a retired object's table / a retired seed's rows."),
+    allowDataChange: z
+      .boolean()
+      .optional()
+      .describe(
+        'Let a republish change or lose rows already there (a type or option change, a replace seed deleting added rows); refused otherwise, rows counted.',
+      ),
     env: z.string().min(1).max(64).optional().describe('Seeds whose env list lacks this are not applied (default dev).'),
     detail: View.detail,
   })
@@ -261,7 +267,10 @@ export const PublishResultSchema = root(
   'PublishAnswer',
   open(
     z.looseObject({
-      outcome: z.enum(['published', 'refused', 'nothing_to_publish', 'failed']),
+      outcome: z
+        .enum(['published', 'refused', 'nothing_to_publish', 'failed', 'accepted'])
+        .describe('accepted: committed, still seeding or probing past the request bound; follow it at `poll` (get_publish).'),
+      publishId: z.number().int().optional().describe('The publish log id of a committed publish.'),
       published: z.boolean(),
       ok: z.boolean(),
       ...pageFields,
@@ -272,6 +281,31 @@ export const PublishResultSchema = root(
     }),
   ),
 );
+
+export const PublishStatusSchema = root(
+  'PublishStatus',
+  open(
+    z.looseObject({
+      status: z
+        .enum(['running', 'succeeded', 'failed', 'interrupted'])
+        .describe(
+          'running: seeding or probing; succeeded: done (result.ok says whether issues remain); failed: it rolled back; interrupted: its process stopped before the seeds or probes finished (publish again: the seeds re-apply).',
+        ),
+      publishId: z.number().int(),
+      stage: z.enum(['seeding', 'probing', 'done']).optional().describe('Where it got to, as the publish log records it.'),
+      message: z.string(),
+      result: PublishResultSchema.optional().describe('The publish answer, once known.'),
+    }),
+  ),
+);
+
+export const PublishIdParams = ScopeParams.extend({
+  id: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .openapi({ param: { name: 'id', in: 'path' }, type: 'integer', description: 'The publishId an accepted publish answered.' }),
+});
 
 export const WriteResultSchema = root(
   'WriteAnswer',

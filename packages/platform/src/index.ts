@@ -103,6 +103,7 @@ export {
   publishPackage,
   type RetiredItem,
 } from './run-publish.ts';
+export { type PublishRecord, type PublishStage, readPublish } from './run-publish-log.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, type ReadOnlyContext, type ReadOnlySessions, readOnlyQuery, runReadOnly } from './run-read-only.ts';
 export { checkRepublish, type RepublishCheck, type RepublishInput } from './run-republish-checks.ts';
 export {

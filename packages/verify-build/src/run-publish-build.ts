@@ -47,6 +47,8 @@ export interface PublishBuildInput extends PackageScope {
    * after the commit it changes nothing.
    */
   readonly signal?: AbortSignal | undefined;
+  /** Told the publish's log id once it is past its last cancellation point (see PublishOptions.onCommitting). */
+  readonly onCommitting?: ((publishId: number) => void) | undefined;
 }
 
 /** Test hooks of {@link publishBuild}. */
@@ -71,6 +73,8 @@ export interface PublishBuildResult {
   readonly seedApplied?: SeedApplied;
   readonly probes?: ProbeSummary;
   readonly schema: string;
+  /** The publish log id of a committed publish (its probes are recorded against it). */
+  readonly publishId?: number;
   readonly error?: string;
   /** The caller's signal cancelled the publish before it committed: nothing was published. */
   readonly cancelled?: boolean;
@@ -103,6 +107,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     ...(input.env ? { env: input.env } : {}),
     ...(input.allowDataChange ? { allowDataChange: true } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.onCommitting ? { onCommitting: input.onCommitting } : {}),
     ...(sessionId !== undefined ? { beforeCommit: (trx) => assertSessionOpen(trx, scope.tenant, sessionId) } : {}),
     ...(hooks.interleave ? { interleave: hooks.interleave } : {}),
   };
@@ -210,6 +215,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     seedApplied: result.seedApplied,
     probes,
     schema: result.schema,
+    publishId: result.publishId,
     card,
     session: state?.view ?? null,
   };

@@ -1,0 +1,258 @@
+// Honest outcomes of a publish over real HTTP: one that outlives its request's bound is cancelled
+// before it commits (503 timeout, nothing published, ever) or, once committing, answered 202
+// `accepted` with a publishId that GET …/publishes/{id} (and get_publish over MCP) follows to its
+// end. A publish whose process was killed while seeding reads as interrupted, not running for ever.
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { dropTenant, openPlatform, type Platform, type PlatformContext, tenantSchema, withPackageLock } from '@bvl/platform';
+import { ENGINE, uniqueTenant } from '@bvl/platform/testing';
+import { serve } from '@hono/node-server';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/create-app.ts';
+import { createToken } from '../src/run-tokens.ts';
+import { openTestApp } from './test-app.ts';
+
+const PUBLISH_MS = 1_500;
+
+const object = (name = 'o_item') => ({ name, fields: { title: { type: 'text' }, n: { type: 'number' } } });
+const OBJECT = object();
+const seed = (records: number, name = 'o_item') => ({
+  object: name,
+  externalId: 'title',
+  mode: 'upsert',
+  records: Array.from({ length: records }, (_, i) => ({ title: `t${i}`, n: i })),
+});
+
+/** The app on a real node HTTP server on 127.0.0.1. */
+async function listen(app: ReturnType<typeof createApp>) {
+  const server = await new Promise<ReturnType<typeof serve>>((done) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => done(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}
+
+/** A request helper for one tenant against a base URL. */
+const client =
+  (url: string, tenant: string, token: string) =>
+  async (path: string, init: { method?: string; json?: unknown } = {}) => {
+    const res = await fetch(path.startsWith('/') ? `${url}${path}` : `${url}/v1/tenants/${tenant}/packages/${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${token}`, ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+
+/** Polls until `done` holds of the answer (or throws after `ms`). */
+async function until<T>(get: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await get();
+    if (done(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('a publish past its request bound, before it commits', () => {
+  let t: Awaited<ReturnType<typeof openTestApp>>;
+  let http: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    t = await openTestApp({ publishMs: PUBLISH_MS, requestMs: 10_000 });
+    http = await listen(t.app);
+  });
+  afterAll(async () => {
+    await http.close();
+    await t.close();
+  });
+
+  it('is cancelled: 503 timeout with Retry-After, and it never commits later (a held package lock keeps it waiting)', async () => {
+    const { id, token } = await t.tenant('cancel');
+    const req = client(http.url, id, token);
+    expect((await req('p/drafts/object/o_item', { method: 'PUT', json: OBJECT })).status).toBe(200);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => {
+      locked = r;
+    });
+    const holder = withPackageLock(t.platform as PlatformContext, { tenant: id, package: 'p' }, async () => {
+      locked();
+      await held;
+    });
+    await isLocked;
+    const started = Date.now();
+    let r: Awaited<ReturnType<typeof req>>;
+    try {
+      r = await req('p/publish', { method: 'POST', json: {} });
+    } finally {
+      release();
+      await holder;
+    }
+    expect(r.status).toBe(503);
+    expect(r.body).toMatchObject({ error: 'timeout' });
+    // PostgreSQL: the publish waits for the package and is cancelled at its bound. PGlite: its one
+    // connection is held, so the request waits before the publish starts and the request's
+    // backstop (5 s later) cancels it.
+    expect(r.body.message).toMatch(ENGINE === 'postgres' ? /cancelled before it committed: nothing was published/ : /was cancelled/);
+    expect(r.headers.get('retry-after')).toBe('5');
+    expect(Date.now() - started).toBeLessThan(PUBLISH_MS + (ENGINE === 'postgres' ? 3_000 : 8_000));
+    // Long after the lock is free, the draft is still a draft: the publish did not commit.
+    await new Promise((r) => setTimeout(r, 500));
+    const drafts = await req('p/drafts');
+    expect(drafts.body.drafts.map((d: { name: string }) => d.name)).toEqual(['o_item']);
+    const log = await t.platform.db.selectFrom('bvl.publish_log').select('id').where('tenant_id', '=', id).execute();
+    expect(log).toEqual([]);
+    // And the next publish goes through.
+    const again = await req('p/publish', { method: 'POST', json: {} });
+    expect([again.status, again.body.outcome, typeof again.body.publishId]).toEqual([200, 'published', 'number']);
+    const status = await req(`p/publishes/${again.body.publishId}`);
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ status: 'succeeded', publishId: again.body.publishId, stage: 'done', result: { outcome: 'published', ok: true } });
+    expect((await req('p/publishes/999999')).status).toBe(404);
+    expect((await req('p/publishes/abc')).status).toBe(400);
+  });
+});
+
+describe.runIf(ENGINE === 'postgres')('a publish past its request bound while seeding (PostgreSQL)', () => {
+  const url = process.env.DATABASE_URL!;
+  let platform: Platform;
+  let http: Awaited<ReturnType<typeof listen>>;
+  const tenant = uniqueTenant('accepted');
+  let token: string;
+  let req: ReturnType<typeof client>;
+  let control: pg.Client;
+
+  beforeAll(async () => {
+    platform = await openPlatform({ databaseUrl: url });
+    http = await listen(createApp({ platform, logger: { info() {}, error() {} }, version: 'test', limits: { publishMs: PUBLISH_MS } }));
+    token = (await createToken(platform, { tenant })).token;
+    req = client(http.url, tenant, token);
+    control = new pg.Client({ connectionString: url });
+    await control.connect();
+  });
+  afterAll(async () => {
+    await control.query('rollback').catch(() => {});
+    await control.end();
+    await http.close();
+    await dropTenant(platform, tenant).catch(() => {});
+    await platform.close();
+  });
+
+  /** Publishes p with its seed's rows blocked by a table lock another session holds; answers the publish's response. */
+  async function blockedPublish(pkg: string, records: number) {
+    expect((await req(`${pkg}/drafts/object/o_item`, { method: 'PUT', json: OBJECT })).status).toBe(200);
+    expect((await req(`${pkg}/publish`, { method: 'POST', json: {} })).body.outcome).toBe('published');
+    expect((await req(`${pkg}/drafts/seed/o_item`, { method: 'PUT', json: seed(records) })).status).toBe(200);
+    await control.query('begin');
+    await control.query(`lock table ${tenantSchema(tenant)}.o_item in share mode`);
+    return req(`${pkg}/publish`, { method: 'POST', json: {} });
+  }
+
+  it('answers 202 accepted with publishId and poll; the status reads running, then succeeded once the seeds land', async () => {
+    const r = await blockedPublish('p', 3);
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ status: 'accepted', outcome: 'accepted', published: true });
+    const id = r.body.publishId as number;
+    expect(r.body.poll).toBe(`/v1/tenants/${tenant}/packages/p/publishes/${id}`);
+    expect(r.headers.get('location')).toBe(r.body.poll);
+    const running = await req(r.body.poll);
+    expect(running.body).toMatchObject({ status: 'running', publishId: id, stage: 'seeding' });
+
+    // A second publish meanwhile waits for the package, past its own bound: cancelled, nothing done.
+    expect((await req('p/drafts/object/o_other', { method: 'PUT', json: { name: 'o_other', fields: { t: { type: 'text' } } } })).status).toBe(200);
+    const second = await req('p/publish', { method: 'POST', json: {} });
+    expect([second.status, second.body.error]).toEqual([503, 'timeout']);
+
+    await control.query('commit');
+    const done = await until(
+      () => req(r.body.poll),
+      (s) => s.body.status !== 'running',
+    );
+    expect(done.body).toMatchObject({ status: 'succeeded', stage: 'done', result: { outcome: 'published', ok: true, publishId: id } });
+    expect(done.body.result.seedApplied).toMatchObject({ success: true, inserted: 3 });
+    const rows = await control.query(`select count(*)::int as n from ${tenantSchema(tenant)}.o_item`);
+    expect(rows.rows[0].n).toBe(3);
+    // The second publish's draft is still a draft for the next round.
+    expect((await req('p/drafts')).body.drafts.map((d: { name: string }) => d.name)).toEqual(['o_other']);
+  });
+
+  it('over MCP: publish answers accepted and get_publish follows it (compact)', async () => {
+    const mcp = async (name: string, args: object) => {
+      const res = await fetch(`${http.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      });
+      return ((await res.json()) as { result: { structuredContent: any; isError?: boolean } }).result;
+    };
+    expect((await req('m/drafts/object/o_m', { method: 'PUT', json: object('o_m') })).status).toBe(200);
+    expect((await mcp('publish', { package: 'm' })).structuredContent.outcome).toBe('published');
+    expect((await req('m/drafts/seed/o_m', { method: 'PUT', json: seed(2, 'o_m') })).status).toBe(200);
+    await control.query('begin');
+    await control.query(`lock table ${tenantSchema(tenant)}.o_m in share mode`);
+    const accepted = await mcp('publish', { package: 'm' });
+    expect(accepted.structuredContent).toMatchObject({ outcome: 'accepted', status: 'accepted' });
+    const publishId = accepted.structuredContent.publishId as number;
+    expect((await mcp('get_publish', { package: 'm', publishId })).structuredContent).toMatchObject({ status: 'running', stage: 'seeding' });
+    await control.query('commit');
+    const done = await until(
+      () => mcp('get_publish', { package: 'm', publishId }),
+      (s) => s.structuredContent.status !== 'running',
+    );
+    expect(done.structuredContent).toMatchObject({ status: 'succeeded', result: { outcome: 'published', ok: true } });
+    expect((await mcp('get_publish', { package: 'x', publishId })).isError).toBe(true);
+  });
+
+  it('a server killed while seeding: the publish reads interrupted (not running for ever), and the next publish applies the seeds', async () => {
+    const child: ChildProcess = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(import.meta.dirname, 'serve-child.ts')], {
+      env: { ...process.env, BVL_TEST_PUBLISH_MS: String(PUBLISH_MS) },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const line = await new Promise<string>((done, fail) => {
+        createInterface({ input: child.stdout! }).once('line', done);
+        child.once('exit', (code) => fail(new Error(`server exited with ${code}`)));
+      });
+      const viaChild = client((JSON.parse(line) as { url: string }).url, tenant, token);
+      expect((await viaChild('k/drafts/object/o_k', { method: 'PUT', json: object('o_k') })).status).toBe(200);
+      expect((await viaChild('k/publish', { method: 'POST', json: {} })).body.outcome).toBe('published');
+      expect((await viaChild('k/drafts/seed/o_k', { method: 'PUT', json: seed(4, 'o_k') })).status).toBe(200);
+      await control.query('begin');
+      await control.query(`lock table ${tenantSchema(tenant)}.o_k in share mode`);
+      const r = await viaChild('k/publish', { method: 'POST', json: {} });
+      expect(r.status).toBe(202);
+      // Read through the other server (this process): the child's publish is running.
+      expect((await req(r.body.poll)).body).toMatchObject({ status: 'running', stage: 'seeding' });
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGKILL');
+      await exited;
+      await control.query('commit');
+      const after = await until(
+        () => req(r.body.poll),
+        (s) => s.body.status !== 'running',
+      );
+      expect(after.body).toMatchObject({ status: 'interrupted', stage: 'seeding' });
+      expect(after.body.message).toMatch(/Publish again/);
+      const next = await req('k/publish', { method: 'POST', json: {} });
+      expect(next.body.outcome).toBe('published');
+      expect(next.body.issues.find((i: { code: string }) => i.code === 'seeds_resumed')?.message).toContain(`publish #${r.body.publishId}`);
+      expect(next.body.seedApplied).toMatchObject({ inserted: 4 });
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await control.query('rollback').catch(() => {});
+    }
+  });
+});
