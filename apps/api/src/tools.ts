@@ -22,6 +22,7 @@ import {
   listSessions,
   loadSession,
   pageIssues,
+  type PublishBuildResult,
   publishBuild,
   SessionError,
   type SessionView,
@@ -258,9 +259,14 @@ export const TOOLS = {
           ...hooks,
         });
       };
-      if (surface.publishBy === undefined) return answerPublish(await run(), i, surface.detail);
+      // A publish the lost connection rolled back is the database's failure, not the publish's: 503.
+      const answer = (r: PublishBuildResult) => {
+        if (r.databaseUnavailable) throw new ApiError('database_unavailable', `${r.error ?? 'the publish rolled back'}; retry shortly`);
+        return answerPublish(r, i, surface.detail);
+      };
+      if (surface.publishBy === undefined) return answer(await run());
       const within = await publishWithin(ctx, scope, surface.publishBy, run, surface.deadline);
-      if (within.kind === 'done') return answerPublish(within.result, i, surface.detail);
+      if (within.kind === 'done') return answer(within.result);
       const poll = pollPath(scope, within.publishId);
       return {
         status: 'accepted' as const,

@@ -189,6 +189,67 @@ describe.runIf(ENGINE === 'postgres')('a publish past its request bound while se
     expect((await req('p/drafts')).body.drafts.map((d: { name: string }) => d.name)).toEqual(['o_other']);
   });
 
+  /** Waits for the publish of tenant/pkg to wait on a lock; terminates its backend; answers the pid. */
+  async function killWaitingPublish(pkg: string): Promise<number> {
+    for (let i = 0; i < 200; i++) {
+      // Two steps: the one backend found, then it alone (never a condition the planner could reorder).
+      // The control session is in a transaction: pg_stat_activity is read fresh each time.
+      await control.query('select pg_stat_clear_snapshot()');
+      const r = await control.query("select pid from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'", [`bvl publish ${tenant}/${pkg}`]);
+      if (r.rows.length === 1) {
+        await control.query('select pg_terminate_backend($1::int)', [r.rows[0].pid]);
+        return r.rows[0].pid as number;
+      }
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    throw new Error('the publish never waited on the lock');
+  }
+
+  it('its connection killed before the commit: 503 database_unavailable with Retry-After, nothing half-written', async () => {
+    const slow = await listen(createApp({ platform, logger: { info() {}, error() {} }, version: 'test', limits: { publishMs: 30_000 } }));
+    try {
+      const viaSlow = client(slow.url, tenant, token);
+      expect((await viaSlow('c/drafts/object/o_c', { method: 'PUT', json: object('o_c') })).status).toBe(200);
+      expect((await viaSlow('c/publish', { method: 'POST', json: {} })).body.outcome).toBe('published');
+      const wider = { name: 'o_c', fields: { ...object('o_c').fields, extra: { type: 'text' } } };
+      expect((await viaSlow('c/drafts/object/o_c', { method: 'PUT', json: wider })).status).toBe(200);
+      // A reader holds the table: the publish's ALTER TABLE waits, and its backend is killed there.
+      await control.query('begin');
+      await control.query(`lock table ${tenantSchema(tenant)}.o_c in access share mode`);
+      const publishing = viaSlow('c/publish', { method: 'POST', json: {} });
+      await killWaitingPublish('c');
+      const r = await publishing;
+      await control.query('commit');
+      expect(r.status).toBe(503);
+      expect(r.body).toMatchObject({ error: 'database_unavailable' });
+      expect(r.body.message).toMatch(/rolled back/);
+      expect(r.headers.get('retry-after')).toBe('5');
+      // Nothing half-written: no column, the draft is still a draft; the next publish goes through.
+      const cols = await control.query('select column_name from information_schema.columns where table_schema = $1 and table_name = $2', [
+        tenantSchema(tenant),
+        'o_c',
+      ]);
+      expect(cols.rows.map((c) => c.column_name)).not.toContain('extra');
+      expect((await viaSlow('c/drafts')).body.drafts.map((d: { name: string }) => d.name)).toEqual(['o_c']);
+      expect((await viaSlow('c/publish', { method: 'POST', json: {} })).body.outcome).toBe('published');
+
+      // After the commit (killed while seeding): the committed result, 200, with publish_interrupted.
+      expect((await viaSlow('c/drafts/seed/o_c', { method: 'PUT', json: seed(3, 'o_c') })).status).toBe(200);
+      await control.query('begin');
+      await control.query(`lock table ${tenantSchema(tenant)}.o_c in share mode`);
+      const seeding = viaSlow('c/publish', { method: 'POST', json: {} });
+      await killWaitingPublish('c');
+      const after = await seeding;
+      await control.query('commit');
+      expect(after.status).toBe(200);
+      expect(after.body).toMatchObject({ outcome: 'published', published: true, ok: false });
+      expect(after.body.issues.map((i: { code: string }) => i.code)).toContain('publish_interrupted');
+    } finally {
+      await control.query('rollback').catch(() => {});
+      await slow.close();
+    }
+  });
+
   it('over MCP: publish answers accepted and get_publish follows it (compact)', async () => {
     const mcp = async (name: string, args: object) => {
       const res = await fetch(`${http.url}/mcp`, {

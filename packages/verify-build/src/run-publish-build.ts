@@ -3,6 +3,7 @@ import {
   abortReason,
   createProbeEngine,
   describeDbError,
+  isConnectionLost,
   LockTimeoutError,
   type PackageScope,
   type PlatformContext,
@@ -78,6 +79,8 @@ export interface PublishBuildResult {
   readonly error?: string;
   /** The caller's signal cancelled the publish before it committed: nothing was published. */
   readonly cancelled?: boolean;
+  /** It rolled back because the connection to the database was lost (nothing was published; retry once it is back). */
+  readonly databaseUnavailable?: boolean;
   readonly card?: BuildCard;
   readonly session: SessionState['view'] | null;
 }
@@ -147,7 +150,13 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
       ok: result.outcome === 'nothing_to_publish',
       issues,
       ...(result.outcome === 'refused' ? { checked: result.checked, card: buildCard({ issues, checked: result.checked }) } : {}),
-      ...(result.outcome === 'failed' ? { error: result.error, ...(result.cancelled ? { cancelled: true } : {}) } : {}),
+      ...(result.outcome === 'failed'
+        ? {
+            error: result.error,
+            ...(result.cancelled ? { cancelled: true } : {}),
+            ...(!result.cancelled && isConnectionLost(result.cause) ? { databaseUnavailable: true } : {}),
+          }
+        : {}),
       schema: result.schema,
       session: state?.view ?? null,
     };
