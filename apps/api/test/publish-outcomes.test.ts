@@ -126,6 +126,60 @@ describe('a publish past its request bound, before it commits', () => {
   });
 });
 
+describe('allowDataChange over HTTP and MCP', () => {
+  let t: Awaited<ReturnType<typeof openTestApp>>;
+  beforeAll(async () => {
+    t = await openTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const deal = (options: string[]) => ({ name: 'o_deal', fields: { title: { type: 'text' }, stage: { type: 'select', options } } });
+
+  it('a republish that would clear rows is refused with a fix naming the parameter of each surface, and goes through with it', async () => {
+    const { request } = await t.tenant('allow');
+    const mcp = async (args: object) => {
+      const res = await request('/mcp', {
+        method: 'POST',
+        headers: { accept: 'application/json, text/event-stream' },
+        json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'publish', arguments: { package: 'p', ...args } } },
+      });
+      return ((await res.json()) as { result: { structuredContent: any } }).result.structuredContent;
+    };
+    expect((await request('p/drafts/object/o_deal', { method: 'PUT', json: deal(['open', 'won', 'lost']) })).status).toBe(200);
+    const seedDraft = { object: 'o_deal', externalId: 'title', mode: 'upsert', records: [{ title: 'a', stage: 'lost' }] };
+    expect((await request('p/drafts/seed/o_deal', { method: 'PUT', json: seedDraft })).status).toBe(200);
+    expect(((await (await request('p/publish', { method: 'POST', json: {} })).json()) as { outcome: string }).outcome).toBe('published');
+
+    // The seed keeps only rows the new options allow; row "a" stays in the table with "lost".
+    const seedWon = { ...seedDraft, records: [{ title: 'b', stage: 'won' }] };
+    expect((await request('p/drafts/seed/o_deal', { method: 'PUT', json: seedWon })).status).toBe(200);
+    expect((await request('p/drafts/object/o_deal', { method: 'PUT', json: deal(['open', 'won']) })).status).toBe(200);
+    const refused = await request('p/publish', { method: 'POST', json: {} });
+    expect(refused.status).toBe(409);
+    const issue = ((await refused.json()) as { issues: Array<{ code: string; fix: string }> }).issues.find((i) => i.code === 'data_loss_on_republish');
+    expect(issue?.fix).toContain('--allow-data-change');
+    expect(issue?.fix).toContain('"allowDataChange": true');
+    expect(issue?.fix).toMatch(/HTTP publish/);
+    expect(issue?.fix).toMatch(/MCP publish tool/);
+    // Refused over MCP too; allowed there with the argument.
+    expect((await mcp({})).outcome).toBe('refused');
+    const allowed = await mcp({ allowDataChange: true, detail: 'full' });
+    expect(allowed.outcome).toBe('published');
+    expect(allowed.issues.map((i: { code: string }) => i.code)).toContain('data_changed_on_republish');
+
+    // And over HTTP: the next removal (row "b" holds "won") goes through with the body's allowDataChange.
+    expect((await request('p/drafts/seed/o_deal', { method: 'PUT', json: { ...seedDraft, records: [{ title: 'c', stage: 'open' }] } })).status).toBe(200);
+    expect((await request('p/drafts/object/o_deal', { method: 'PUT', json: deal(['open']) })).status).toBe(200);
+    expect((await request('p/publish', { method: 'POST', json: {} })).status).toBe(409);
+    expect((await request('p/publish', { method: 'POST', json: { allowDataChange: 'yes' } })).status).toBe(400);
+    const http = await request('p/publish', { method: 'POST', json: { allowDataChange: true } });
+    expect(http.status).toBe(200);
+    expect(((await http.json()) as { issues: Array<{ code: string }> }).issues.map((i) => i.code)).toContain('data_changed_on_republish');
+  });
+});
+
 describe.runIf(ENGINE === 'postgres')('a publish past its request bound while seeding (PostgreSQL)', () => {
   const url = process.env.DATABASE_URL!;
   let platform: Platform;
@@ -195,7 +249,9 @@ describe.runIf(ENGINE === 'postgres')('a publish past its request bound while se
       // Two steps: the one backend found, then it alone (never a condition the planner could reorder).
       // The control session is in a transaction: pg_stat_activity is read fresh each time.
       await control.query('select pg_stat_clear_snapshot()');
-      const r = await control.query("select pid from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'", [`bvl publish ${tenant}/${pkg}`]);
+      const r = await control.query("select pid from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'", [
+        `bvl publish ${tenant}/${pkg}`,
+      ]);
       if (r.rows.length === 1) {
         await control.query('select pg_terminate_backend($1::int)', [r.rows[0].pid]);
         return r.rows[0].pid as number;
