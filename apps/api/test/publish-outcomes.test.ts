@@ -373,3 +373,47 @@ describe.runIf(ENGINE === 'postgres')('a publish past its request bound while se
     }
   });
 });
+
+describe('a client that uploads its body slowly', () => {
+  it('gets 408 request_timeout within the body bound (not 503 database_unavailable), and no database alert is logged', async () => {
+    const t = await openTestApp({ bodyMs: 500, requestMs: 5_000 });
+    const http = await listen(t.app);
+    try {
+      const { id, token } = await t.tenant('slow');
+      const { connect } = await import('node:net');
+      const port = Number(new URL(http.url).port);
+      const started = Date.now();
+      const answer = await new Promise<string>((done, fail) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            `PUT /v1/tenants/${id}/packages/p/drafts/object/o_x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+          );
+        });
+        let data = '';
+        socket.on('data', (b) => {
+          data += b.toString();
+          if (data.includes('"message"')) socket.destroy();
+        });
+        socket.on('close', () => done(data));
+        socket.on('error', fail);
+        setTimeout(() => socket.destroy(), 8_000);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(answer).toContain('"error":"request_timeout"');
+      expect(Date.now() - started).toBeLessThan(4_000);
+      const logged = t.logger.entries().filter((e) => e.msg === 'request');
+      expect(logged.map((e) => [e.status, e.outcome])).toEqual([[408, 'request_timeout']]);
+      expect(t.logger.entries().filter((e) => e.level === 'error')).toEqual([]);
+      // The same PUT sent whole is fine.
+      const ok = await fetch(`${http.url}/v1/tenants/${id}/packages/p/drafts/object/o_x`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'o_x', fields: { t: { type: 'text' } } }),
+      });
+      expect(ok.status).toBe(200);
+    } finally {
+      await http.close();
+      await t.close();
+    }
+  });
+});
