@@ -25,7 +25,7 @@ export type {
   PlatformContext,
   SessionStatus,
 } from './database.ts';
-export { describeDbError, isConnectionLost, isDatabaseFailure, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
+export { describeConnectError, describeDbError, isConnectionLost, isDatabaseFailure, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
 export { diffSchema, type ExistingForeignKey, type ExistingSchema, type ExistingTable, foreignKeyName, type SchemaStep } from './diff-schema.ts';
 export { type CelResult, type CelValue, evaluateCel, isCelEnvelope, MAX_CEL_DEPTH, MAX_CEL_SOURCE } from './evaluate-cel.ts';
 export {

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { BvlDatabase, DynamicDatabase, PlatformContext } from './database.ts';
+import { describeConnectError } from './describe-db-error.ts';
 import { lockDataDir } from './lock-data-dir.ts';
 import { migrateToLatest } from './run-migrations.ts';
 import { pgliteReadOnly, type ReadOnlySessions, readOnlySessionOptions } from './run-read-only.ts';
@@ -128,6 +129,9 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   const now = options.now ?? (() => new Date());
   if (options.databaseUrl) {
     const url = options.databaseUrl;
+    // A URL that is not PostgreSQL's is refused before any connection is tried.
+    const malformed = describeConnectError(undefined, url);
+    if (malformed.startsWith('DATABASE_URL is not')) throw new Error(`cannot open PostgreSQL: ${malformed}`);
     const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool: postgresPool(url, max, '') }) });
     const location = redact(url);
@@ -136,7 +140,7 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
       await migrateToLatest(db);
     } catch (e) {
       await db.destroy().catch(() => {});
-      throw new Error(`cannot open PostgreSQL at ${location}: ${(e as Error).message}`, { cause: e });
+      throw new Error(`cannot open PostgreSQL at ${location}: ${describeConnectError(e, url)}`, { cause: e });
     }
     // Read-only pools open lazily, one per statement timeout, and connect only when probes run.
     const readOnlyDbs = new Map<number, Kysely<DynamicDatabase>>();
