@@ -120,4 +120,5 @@ export { dropTenant, ensureOwnSchema, ensureTenant, ForeignSchemaError, tenantSc
 export { checkScope, type PackageScope, ScopeError } from './scope.ts';
 export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
 export { type ColumnValue, toColumnValue } from './to-column-value.ts';
+export { type LockWait, watchLockWaits } from './watch-lock-waits.ts';
 export { type ContractProblem, writeContractProblem } from './write-contract.ts';

@@ -48,6 +48,8 @@ export interface PublishBuildInput extends PackageScope {
    * after the commit it changes nothing.
    */
   readonly signal?: AbortSignal | undefined;
+  /** How long to wait for the package's (and tenant's) lock another publish holds (default LOCK_WAIT_MS). */
+  readonly lockWaitMs?: number | undefined;
   /** Told the publish's log id once it is past its last cancellation point (see PublishOptions.onCommitting). */
   readonly onCommitting?: ((publishId: number) => void) | undefined;
 }
@@ -111,6 +113,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     ...(input.allowDataChange ? { allowDataChange: true } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.onCommitting ? { onCommitting: input.onCommitting } : {}),
+    ...(input.lockWaitMs !== undefined ? { lockWaitMs: input.lockWaitMs } : {}),
     ...(sessionId !== undefined ? { beforeCommit: (trx) => assertSessionOpen(trx, scope.tenant, sessionId) } : {}),
     ...(hooks.interleave ? { interleave: hooks.interleave } : {}),
   };
@@ -124,7 +127,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
         await input.prepare?.(pinned);
         return publishPackage(pinned, scope, options);
       },
-      { signal: input.signal },
+      { signal: input.signal, ...(input.lockWaitMs !== undefined ? { waitMs: input.lockWaitMs } : {}) },
     );
   } catch (e) {
     // Cancelled while it waited for the package (or before): nothing ran.
