@@ -98,12 +98,7 @@ export const PublishInput = z
     session: z.string().min(1).max(100).optional(),
     usage: UsageSchema.optional(),
     dropData: z.boolean().optional().describe("Let tombstones drop a retired object's table / a retired seed's rows."),
-    allowDataChange: z
-      .boolean()
-      .optional()
-      .describe(
-        'Let a republish change or lose rows already there (a type or option change, a replace seed deleting added rows); refused otherwise, rows counted.',
-      ),
+    allowDataChange: z.boolean().optional().describe('Let a republish change or lose rows already there (refused otherwise).'),
     env: z.string().min(1).max(64).optional().describe('Seeds whose env list lacks this are not applied (default dev).'),
     detail: View.detail,
   })
@@ -269,8 +264,8 @@ export const PublishResultSchema = root(
     z.looseObject({
       outcome: z
         .enum(['published', 'refused', 'nothing_to_publish', 'failed', 'accepted'])
-        .describe('accepted: committed, still seeding or probing past the request bound; follow it at `poll` (get_publish).'),
-      publishId: z.number().int().optional().describe('The publish log id of a committed publish.'),
+        .describe('accepted: committing past the request bound; follow it with get_publish.'),
+      publishId: z.number().int().optional(),
       published: z.boolean(),
       ok: z.boolean(),
       ...pageFields,
@@ -288,13 +283,11 @@ export const PublishStatusSchema = root(
     z.looseObject({
       status: z
         .enum(['running', 'succeeded', 'failed', 'interrupted'])
-        .describe(
-          'running: seeding or probing; succeeded: done (result.ok says whether issues remain); failed: it rolled back; interrupted: its process stopped before the seeds or probes finished (publish again: the seeds re-apply).',
-        ),
+        .describe('interrupted: its process stopped before the seeds or probes finished; publish again.'),
       publishId: z.number().int(),
-      stage: z.enum(['seeding', 'probing', 'done']).optional().describe('Where it got to, as the publish log records it.'),
+      stage: z.enum(['seeding', 'probing', 'done']).optional(),
       message: z.string(),
-      result: PublishResultSchema.optional().describe('The publish answer, once known.'),
+      result: openObject('The publish answer (as publish gives it), once known.').optional(),
     }),
   ),
 );

@@ -287,9 +287,8 @@ export const TOOLS = {
   get_publish: defineTool({
     name: 'get_publish',
     title: 'Follow a publish',
-    description:
-      'A publish by its publishId (an accepted publish answers one): running (seeding or probing), succeeded (result.ok says whether issues remain), failed (rolled back), or interrupted (publish again: the seeds re-apply).',
-    input: z.object({ ...Pkg, publishId: z.number().int().min(1).describe('The publishId a publish answered.') }),
+    description: 'Follow a publish by publishId: running, succeeded (result.ok: no issue left), failed (rolled back) or interrupted.',
+    input: z.object({ ...Pkg, publishId: z.number().int().min(1) }),
     output: PublishStatusSchema,
     readOnly: true,
     run: async (ctx, tenant, i, surface) => {

@@ -306,6 +306,28 @@ describe.runIf(ENGINE === 'postgres')('a publish past its request bound while se
     }
   });
 
+  it('its session cancelled while an accepted publish seeds: the publish still ends succeeded (it had committed), the session stays cancelled', async () => {
+    expect((await req('s/drafts/object/o_s', { method: 'PUT', json: object('o_s') })).status).toBe(200);
+    expect((await req('s/publish', { method: 'POST', json: {} })).body.outcome).toBe('published');
+    const session = (await req('s/sessions', { method: 'POST', json: { goal: 'seed it' } })).body as { id: string };
+    expect((await req('s/drafts/seed/o_s', { method: 'PUT', json: seed(2, 'o_s') })).status).toBe(200);
+    await control.query('begin');
+    await control.query(`lock table ${tenantSchema(tenant)}.o_s in share mode`);
+    const r = await req('s/publish', { method: 'POST', json: { session: session.id } });
+    expect(r.status).toBe(202);
+    const cancelled = await req(`s/sessions/${session.id}/cancel`, { method: 'POST' });
+    expect([cancelled.status, cancelled.body.status]).toEqual([200, 'stopped']);
+    await control.query('commit');
+    const done = await until(
+      () => req(r.body.poll),
+      (x) => x.body.status !== 'running',
+    );
+    expect(done.body).toMatchObject({ status: 'succeeded', result: { outcome: 'published' } });
+    expect(done.body.result.seedApplied).toMatchObject({ inserted: 2 });
+    const after = await req(`s/sessions/${session.id}`);
+    expect(after.body).toMatchObject({ status: 'stopped', stopReason: 'cancelled' });
+  });
+
   it('over MCP: publish answers accepted and get_publish follows it (compact)', async () => {
     const mcp = async (name: string, args: object) => {
       const res = await fetch(`${http.url}/mcp`, {
