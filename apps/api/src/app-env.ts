@@ -24,5 +24,9 @@ export interface AppEnv {
     facts: RequestFacts;
     /** The tenant the bearer token belongs to (set by the auth middleware). */
     tenant: string;
+    /** Aborts when the request's bound passes: work not yet committing stops (a publish is cancelled). */
+    deadline: AbortSignal;
+    /** When the request's bound started (epoch ms): a publish's own bound counts from here. */
+    startedAt: number;
   };
 }

@@ -24,16 +24,24 @@ import { withDeadline } from './with-deadline.ts';
 export interface Limits {
   /** Largest request body (bytes); more is a 413. */
   readonly bodyBytes: number;
-  /** Longest a request may take before it answers 503 (the database is not answering). */
+  /** Longest a client may take to send a request's body; slower is a 408. */
+  readonly bodyMs: number;
+  /** Longest a request may take before it answers 503 `timeout`. */
   readonly requestMs: number;
-  /** The same for publish, which runs DDL, seeds and probes. */
+  /**
+   * The same for publish, which runs DDL, seeds and probes: past it a publish not yet committing is
+   * cancelled (503 `timeout`, nothing published), one committing answers 202 `accepted` and goes on.
+   */
   readonly publishMs: number;
   /** The same for /healthz's database check. */
   readonly healthzMs: number;
 }
 
-/** Default limits: 4 MiB bodies, 30 s requests, 120 s publishes, a 2 s health check. */
-export const DEFAULT_LIMITS: Limits = { bodyBytes: 4 * 1024 * 1024, requestMs: 30_000, publishMs: 120_000, healthzMs: 2_000 };
+/** Default limits: 4 MiB bodies received within 30 s, 30 s requests, 120 s publishes, a 2 s health check. */
+export const DEFAULT_LIMITS: Limits = { bodyBytes: 4 * 1024 * 1024, bodyMs: 30_000, requestMs: 30_000, publishMs: 120_000, healthzMs: 2_000 };
+
+/** What a publish's own bound leaves the request's: the publish answers first (see publishWithin). */
+const PUBLISH_GRACE_MS = 5_000;
 
 /** What the app is built from; main.ts is the one place that makes these. */
 export interface AppDeps {
@@ -101,12 +109,25 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }
     await next();
   });
-  app.use('/v1/*', refuseDuplicateKeys);
-  // A bounded wait for everything that reaches the database; publish gets longer.
+  // The body, whole, within its own bound: a client that uploads slowly gets a 408, and the
+  // request's bound (for the database's work) starts once it is here.
   app.use('*', async (c, next) => {
-    // An MCP request may be a publish too.
+    const hasBody = (c.req.header('content-length') ?? '0') !== '0' || c.req.header('transfer-encoding') !== undefined;
+    if (hasBody && c.req.raw.body) {
+      const body = await receiveBody(c.req.raw, limits.bodyMs);
+      c.req.raw = new Request(c.req.raw, { body });
+    }
+    await next();
+  });
+  app.use('/v1/*', refuseDuplicateKeys);
+  // A bounded wait for everything that reaches the database. A publish (an MCP request may be one
+  // too) keeps its own bound (publishWithin); this one is its backstop.
+  app.use('*', async (c, next) => {
     const publish = c.req.method === 'POST' && (c.req.path.endsWith('/publish') || c.req.path === '/mcp');
-    await withDeadline(next(), publish ? limits.publishMs : limits.requestMs, `${c.req.method} ${c.req.path}`);
+    const deadline = new AbortController();
+    c.set('deadline', deadline.signal);
+    c.set('startedAt', Date.now());
+    await withDeadline(next(), publish ? limits.publishMs + PUBLISH_GRACE_MS : limits.requestMs, `${c.req.method} ${c.req.path}`, deadline);
   });
   app.use('/v1/tenants/:tenant/*', bearerAuth(platform, { pathTenant: true }));
   app.use('/mcp', bearerAuth(platform, { pathTenant: false }));
@@ -141,7 +162,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
 
   draftRoutes(app, platform);
-  buildRoutes(app, platform);
+  buildRoutes(app, platform, limits.publishMs);
   sessionRoutes(app, platform);
 
   app.openapi(
@@ -169,7 +190,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // MCP over streamable HTTP, stateless: a server and transport per request, JSON responses.
   app.all('/mcp', async (c) => {
-    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version);
+    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version, {
+      publishBy: c.var.startedAt + limits.publishMs,
+      deadline: c.var.deadline,
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     const facts = c.var.facts;
@@ -243,4 +267,30 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 /** Whether a Content-Type names JSON: application/json or a +json type, with any parameters. */
 export function isJsonType(type: string | undefined): boolean {
   return type !== undefined && /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(type);
+}
+
+/**
+ * Reads a request's body within `ms`, or throws a 408 `request_timeout` (and stops reading): a
+ * slow upload is the client's problem, not the database's.
+ */
+async function receiveBody(request: Request, ms: number): Promise<ArrayBuffer> {
+  let timer: NodeJS.Timeout | undefined;
+  const reading = request.arrayBuffer();
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ApiError('request_timeout', `the request body was not received within ${ms} ms: send it again, whole`, undefined, {
+            headers: { Connection: 'close' },
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([reading, late]);
+  } finally {
+    clearTimeout(timer);
+    reading.catch(() => {});
+  }
 }

@@ -226,6 +226,7 @@ describe('openapi', () => {
       'GET …/drafts',
       'GET …/drafts/{type}/{name}',
       'GET …/health',
+      'GET …/publishes/{id}',
       'GET …/sessions',
       'GET …/sessions/{id}',
       'GET …/sessions/{id}/rounds',

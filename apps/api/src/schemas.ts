@@ -98,6 +98,7 @@ export const PublishInput = z
     session: z.string().min(1).max(100).optional(),
     usage: UsageSchema.optional(),
     dropData: z.boolean().optional().describe("Let tombstones drop a retired object's table / a retired seed's rows."),
+    allowDataChange: z.boolean().optional().describe('Let a republish change or lose rows already there (refused otherwise).'),
     env: z.string().min(1).max(64).optional().describe('Seeds whose env list lacks this are not applied (default dev).'),
     detail: View.detail,
   })
@@ -261,7 +262,10 @@ export const PublishResultSchema = root(
   'PublishAnswer',
   open(
     z.looseObject({
-      outcome: z.enum(['published', 'refused', 'nothing_to_publish', 'failed']),
+      outcome: z
+        .enum(['published', 'refused', 'nothing_to_publish', 'failed', 'accepted'])
+        .describe('accepted: committing past the request bound; follow it with get_publish.'),
+      publishId: z.number().int().optional(),
       published: z.boolean(),
       ok: z.boolean(),
       ...pageFields,
@@ -272,6 +276,29 @@ export const PublishResultSchema = root(
     }),
   ),
 );
+
+export const PublishStatusSchema = root(
+  'PublishStatus',
+  open(
+    z.looseObject({
+      status: z
+        .enum(['running', 'succeeded', 'failed', 'interrupted'])
+        .describe('interrupted: its process stopped before the seeds or probes finished; publish again.'),
+      publishId: z.number().int(),
+      stage: z.enum(['seeding', 'probing', 'done']).optional(),
+      message: z.string(),
+      result: openObject('The publish answer (as publish gives it), once known.').optional(),
+    }),
+  ),
+);
+
+export const PublishIdParams = ScopeParams.extend({
+  id: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .openapi({ param: { name: 'id', in: 'path' }, type: 'integer', description: 'The publishId an accepted publish answered.' }),
+});
 
 export const WriteResultSchema = root(
   'WriteAnswer',

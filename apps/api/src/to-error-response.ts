@@ -24,9 +24,11 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   session_stopped: 409,
   payload_too_large: 413,
+  request_timeout: 408,
   unsupported_media_type: 415,
   too_many_requests: 429,
   database_unavailable: 503,
+  timeout: 503,
   internal: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -44,7 +46,7 @@ export class ApiError extends Error {
   }
 }
 
-/** The database did not answer within the request's bound. */
+/** A request did not finish within its bound (the database was slow or not answering). */
 export class DeadlineError extends Error {
   override readonly name = 'DeadlineError';
 }
@@ -108,14 +110,16 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody; 
       : e.kind === 'stopped'
         ? { status: 409, body: { error: 'session_stopped', message: e.message } }
         : { status: 400, body: { error: 'invalid_request', message: e.message } };
+  if (e instanceof DeadlineError) return { status: 503, body: { error: 'timeout', message: e.message }, cause: e, headers: { 'Retry-After': '5' } };
   if (isDatabaseUnavailable(e))
     return {
       status: 503,
       body: {
         error: 'database_unavailable',
-        message: e instanceof DeadlineError ? e.message : 'the database is unreachable or went away; retry shortly',
+        message: 'the database is unreachable or went away; retry shortly',
       },
       cause: e,
+      headers: { 'Retry-After': '5' },
     };
   return { status: 500, body: { error: 'internal', message: 'bvl failed on this request (a bug: the server log has the cause)' }, cause: e };
 }

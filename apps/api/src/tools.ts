@@ -2,7 +2,7 @@
 // operation takes), a zod output, and one function over packages/verify-build and packages/platform.
 // The HTTP routes and the MCP endpoint both call these, so both surfaces are the same tools.
 
-import { discardDrafts, fromStoredArtifact, listDrafts, type PackageScope, type PlatformContext, readOverlayRows } from '@bvl/platform';
+import { discardDrafts, fromStoredArtifact, listDrafts, type PackageScope, type PlatformContext, readOverlayRows, tenantSchema } from '@bvl/platform';
 import {
   answerPublish,
   answerVerify,
@@ -21,6 +21,7 @@ import {
   listRounds,
   listSessions,
   loadSession,
+  type PublishBuildResult,
   pageIssues,
   publishBuild,
   SessionError,
@@ -31,6 +32,7 @@ import {
 import { z } from '@hono/zod-openapi';
 import { retireArtifact, stageArtifact, stageArtifacts, type WriteResult } from './run-draft-writes.ts';
 import { requirePackage } from './run-packages.ts';
+import { type PublishHooks, pollPath, publishStatus, publishWithin } from './run-publish-deadline.ts';
 import {
   ApplyFixInput,
   ApplyFixResultSchema,
@@ -44,6 +46,7 @@ import {
   PackageParam,
   PublishInput,
   PublishResultSchema,
+  PublishStatusSchema,
   RoundListSchema,
   SessionInput,
   SessionListSchema,
@@ -72,6 +75,10 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
 /** What differs between the surfaces that serve the tools: the detail an answer has by default (HTTP full, MCP summary). */
 export interface Surface {
   readonly detail: Detail;
+  /** When a publish's bound passes (epoch ms): past it, cancelled before the commit, `accepted` after (see publishWithin). None: no bound. */
+  readonly publishBy?: number | undefined;
+  /** The request's own bound (its backstop): aborting it cancels a publish not yet committing. */
+  readonly deadline?: AbortSignal | undefined;
 }
 
 /** A draft write's answer: what it wrote, and the issues it caused in the view every answer uses. */
@@ -244,12 +251,55 @@ export const TOOLS = {
     output: PublishResultSchema,
     readOnly: false,
     run: async (ctx, tenant, i, surface) => {
-      await requirePackage(ctx, scopeOf(tenant, i));
-      return answerPublish(
-        await publishBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, dropData: i.dropData, env: i.env }),
-        i,
-        surface.detail,
-      );
+      const scope = scopeOf(tenant, i);
+      const run = async (hooks?: PublishHooks) => {
+        await requirePackage(ctx, scope);
+        return publishBuild(ctx, {
+          ...scope,
+          session: i.session,
+          usage: i.usage,
+          dropData: i.dropData,
+          allowDataChange: i.allowDataChange,
+          env: i.env,
+          ...hooks,
+        });
+      };
+      // A publish the lost connection rolled back is the database's failure, not the publish's: 503.
+      const answer = (r: PublishBuildResult) => {
+        if (r.databaseUnavailable) throw new ApiError('database_unavailable', `${r.error ?? 'the publish rolled back'}; retry shortly`);
+        return answerPublish(r, i, surface.detail);
+      };
+      if (surface.publishBy === undefined) return answer(await run());
+      const within = await publishWithin(ctx, scope, surface.publishBy, run, surface.deadline);
+      if (within.kind === 'done') return answer(within.result);
+      const poll = pollPath(scope, within.publishId);
+      return {
+        status: 'accepted' as const,
+        outcome: 'accepted' as const,
+        published: true,
+        ok: false,
+        publishId: within.publishId,
+        poll,
+        message: `publish #${within.publishId} is committing and goes on past the request's bound (seeds, then the L3 probes): follow it with get_publish (publishId ${within.publishId}) or GET ${poll}`,
+        errors: 0,
+        warnings: 0,
+        issues: [],
+        schema: tenantSchema(tenant),
+        session: null,
+      };
+    },
+  }),
+  get_publish: defineTool({
+    name: 'get_publish',
+    title: 'Follow a publish',
+    description: 'Follow a publish by publishId: running, succeeded (result.ok: no issue left), failed (rolled back) or interrupted.',
+    input: z.object({ ...Pkg, publishId: z.number().int().min(1) }),
+    output: PublishStatusSchema,
+    readOnly: true,
+    run: async (ctx, tenant, i, surface) => {
+      const s = await publishStatus(ctx, scopeOf(tenant, i), i.publishId);
+      const { result, ...rest } = s;
+      return { ...rest, ...(result ? { result: answerPublish(result, {}, surface.detail) } : {}) };
     },
   }),
   build_health: defineTool({

@@ -62,7 +62,10 @@ Exit codes as bvl verify, for what remains after fixing: 0 no error, 1 errors re
   --package <p>        the package the artifacts belong to (default "default")
   --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
   --allow-data-change  let a republish convert rows a type or option change would lose (refused otherwise, rows counted)
-${REPORT_FLAGS}`,
+${REPORT_FLAGS}
+
+A lock another session holds (a metadata table, the package during another publish) is waited for at
+most $BVL_LOCK_WAIT_MS milliseconds (default 60000); after ~2 s a line on stderr names it and its holder.`,
   },
   build: {
     summary: 'let the built-in agent build (or repair) an app through verify_build, bounded by a session',

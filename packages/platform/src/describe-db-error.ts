@@ -57,3 +57,56 @@ export function isDatabaseFailure(e: unknown): boolean {
     message,
   );
 }
+
+/** The first error in a chain (`cause`, AggregateError's `errors`) that `test` accepts. */
+function findIn(e: unknown, test: (x: { code?: unknown; message?: unknown }) => boolean, depth = 0): { code?: unknown; message?: unknown } | undefined {
+  if (depth > 5 || e === null || typeof e !== 'object') return undefined;
+  const x = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (test(x)) return x;
+  for (const n of [x.cause, ...(Array.isArray(x.errors) ? x.errors : [])]) {
+    const found = findIn(n, test, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Why PostgreSQL at `url` could not be opened, as one line naming what to fix in DATABASE_URL (the
+ * host, port, user, password or database name), instead of the driver's words: the URL is not a
+ * PostgreSQL URL, the host is unknown, nothing listens there, it does not answer, the user or
+ * password is refused, the database does not exist. Anything else: the database's own message.
+ */
+export function describeConnectError(e: unknown, url: string): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    // Not parsed: described below.
+  }
+  if (!u || !/^postgres(?:ql)?:$/.test(u.protocol) || !u.hostname)
+    return 'DATABASE_URL is not a PostgreSQL URL: write it as postgres://user:password@host:5432/database';
+  const host = u.hostname;
+  const where = `${host}:${u.port || '5432'}`;
+  const user = decodeURIComponent(u.username) || '(the default user)';
+  const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || user;
+  const code = (c: string) => findIn(e, (x) => x.code === c) !== undefined;
+  const said = (r: RegExp) => findIn(e, (x) => typeof x.message === 'string' && r.test(x.message)) !== undefined;
+  if (code('ENOTFOUND') || code('EAI_AGAIN')) return `host "${host}" was not found (its name does not resolve): fix the host in DATABASE_URL`;
+  if (code('ECONNREFUSED')) return `nothing accepts connections at ${where}: start PostgreSQL there, or fix the host and port in DATABASE_URL`;
+  if (code('ETIMEDOUT') || code('EHOSTUNREACH') || code('ENETUNREACH') || said(/timeout exceeded when trying to connect/i))
+    return `${where} did not answer: check the host and port in DATABASE_URL (and that a firewall lets it through)`;
+  if (code('28P01')) return `PostgreSQL at ${where} refused the password of user "${user}": fix the user or password in DATABASE_URL`;
+  if (code('28000')) {
+    const why = findIn(e, (x) => x.code === '28000')?.message;
+    return `PostgreSQL at ${where} refused user "${user}" (${typeof why === 'string' ? firstLine(why) : 'not allowed'}): fix the user in DATABASE_URL, or let it in (create the role, pg_hba.conf)`;
+  }
+  if (code('3D000'))
+    return `database "${database}" does not exist at ${where}: create it (createdb -h ${host} -U ${user} ${database}) or fix the database name at the end of DATABASE_URL`;
+  if (code('57P03') || said(/the database system is (?:starting up|shutting down|in recovery mode)/i))
+    return `PostgreSQL at ${where} is starting up or shutting down: retry in a moment`;
+  if (code('53300')) return `PostgreSQL at ${where} has no connection left for bvl (too many clients): close some, or raise max_connections`;
+  if (code('42501'))
+    return `user "${user}" may not create bvl's schema in database "${database}" at ${where}: grant it CREATE on the database, or use another user`;
+  const inner = findIn(e, (x) => typeof x.code === 'string') ?? e;
+  return describeDbError(inner);
+}

@@ -25,7 +25,7 @@ export type {
   PlatformContext,
   SessionStatus,
 } from './database.ts';
-export { describeDbError, isConnectionLost, isDatabaseFailure, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
+export { describeConnectError, describeDbError, isConnectionLost, isDatabaseFailure, MAX_DB_MESSAGE, sqlState } from './describe-db-error.ts';
 export { diffSchema, type ExistingForeignKey, type ExistingSchema, type ExistingTable, foreignKeyName, type SchemaStep } from './diff-schema.ts';
 export { type CelResult, type CelValue, evaluateCel, isCelEnvelope, MAX_CEL_DEPTH, MAX_CEL_SOURCE } from './evaluate-cel.ts';
 export {
@@ -104,6 +104,7 @@ export {
   publishPackage,
   type RetiredItem,
 } from './run-publish.ts';
+export { type PublishRecord, type PublishStage, readPublish } from './run-publish-log.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, type ReadOnlyContext, type ReadOnlySessions, readOnlyQuery, runReadOnly } from './run-read-only.ts';
 export { checkRepublish, type RepublishCheck, type RepublishInput } from './run-republish-checks.ts';
 export {
@@ -121,4 +122,5 @@ export { checkScope, type PackageScope, ScopeError } from './scope.ts';
 export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
 export { type ColumnValue, toColumnValue } from './to-column-value.ts';
 export { verifyOverTenant } from './verify-over-tenant.ts';
+export { type LockWait, watchLockWaits } from './watch-lock-waits.ts';
 export { type ContractProblem, writeContractProblem } from './write-contract.ts';

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { BvlDatabase, DynamicDatabase, PlatformContext } from './database.ts';
+import { describeConnectError } from './describe-db-error.ts';
 import { lockDataDir } from './lock-data-dir.ts';
 import { migrateToLatest } from './run-migrations.ts';
 import { pgliteReadOnly, type ReadOnlySessions, readOnlySessionOptions } from './run-read-only.ts';
@@ -33,6 +34,14 @@ export interface PlatformOptions {
   readonly onProgress?: ((step: 'connect' | 'start' | 'migrate') => void) | undefined;
   /** Free bytes PGlite's disk must keep (default {@link PGLITE_DISK_RESERVE}); below it every write is refused. */
   readonly diskReserve?: number | undefined;
+  /**
+   * PostgreSQL: the longest any statement waits for a lock (a session `lock_timeout`), so a table
+   * or package another session holds costs a bounded wait (SQLSTATE 55P03 past it). Default: none
+   * (the service bounds its requests itself; the CLI passes BVL_LOCK_WAIT_MS).
+   */
+  readonly lockWaitMs?: number | undefined;
+  /** PostgreSQL: the `application_name` of the pool's sessions (a lock-wait watcher finds them by it). */
+  readonly applicationName?: string | undefined;
 }
 
 /** An open platform: the context every platform function takes, plus `close`. */
@@ -141,15 +150,22 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   const now = options.now ?? (() => new Date());
   if (options.databaseUrl) {
     const url = options.databaseUrl;
+    // A URL that is not PostgreSQL's is refused before any connection is tried.
+    const malformed = describeConnectError(undefined, url);
+    if (malformed.startsWith('DATABASE_URL is not')) throw new Error(`cannot open PostgreSQL: ${malformed}`);
     const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-    const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool: postgresPool(url, max, '') }) });
+    const session = {
+      extra: options.lockWaitMs !== undefined ? `-c lock_timeout=${Math.max(1, Math.floor(options.lockWaitMs))}` : '',
+      applicationName: options.applicationName,
+    };
+    const db = new Kysely<BvlDatabase>({ dialect: new PostgresDialect({ pool: postgresPool(url, max, session.extra, session.applicationName) }) });
     const location = redact(url);
     try {
       options.onProgress?.('migrate');
       await migrateToLatest(db);
     } catch (e) {
       await db.destroy().catch(() => {});
-      throw new Error(`cannot open PostgreSQL at ${location}: ${(e as Error).message}`, { cause: e });
+      throw new Error(`cannot open PostgreSQL at ${location}: ${describeConnectError(e, url)}`, { cause: e });
     }
     // Read-only pools open lazily, one per statement timeout, and connect only when probes run.
     const readOnlyDbs = new Map<number, Kysely<DynamicDatabase>>();
@@ -237,8 +253,14 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
  * `{today}` in filters is the database's current_date, so both must mean the same day. `extra` adds
  * connection options (the read-only sessions' settings).
  */
-function postgresPool(url: string, max: number, extra: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000, options: `-c TimeZone=UTC${extra ? ` ${extra}` : ''}` });
+function postgresPool(url: string, max: number, extra: string, applicationName?: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: 10_000,
+    options: `-c TimeZone=UTC${extra ? ` ${extra}` : ''}`,
+    ...(applicationName ? { application_name: applicationName } : {}),
+  });
   // A network error must not crash the process: an idle client's surfaces on the next query, and a
   // checked-out client's (the server went away mid-request) rejects the query in flight.
   pool.on('error', () => {});

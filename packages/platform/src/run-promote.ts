@@ -58,6 +58,13 @@ export interface PublishOptions {
    * cancel waits for the commit). Whatever it throws rolls the publish back and is thrown on to the caller as is.
    */
   readonly beforeCommit?: (trx: Kysely<BvlDatabase>) => Promise<void>;
+  /**
+   * Told (synchronously) the moment the publish is past its last cancellation point and its commit
+   * is on the way, with its publish log id: from here an abort changes nothing, and the publish
+   * commits unless the database fails. A caller whose time bound passes after this answers
+   * `accepted` (the publish can be followed by its id) instead of cancelling it.
+   */
+  readonly onCommitting?: (publishId: number) => void;
 }
 
 /** Where {@link PublishOptions.interleave} is called: `gated` once the draft set is read and verified, `promoted` once it is inserted as active (before the drafts are removed). */

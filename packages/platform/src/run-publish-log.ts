@@ -1,8 +1,8 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import { describeDbError, isConnectionLost } from './describe-db-error.ts';
-import type { PackageScope } from './scope.ts';
+import { checkScope, type PackageScope } from './scope.ts';
 import type { SeedApplied } from './seed-report.ts';
 
 /**
@@ -78,4 +78,65 @@ export function resumedIssue(scope: PackageScope, publishId: number, s: SeedAppl
     message: `The seeds of package "${scope.package}"'s publish #${publishId} in tenant "${scope.tenant}" never finished (the process stopped while seeding, or a database failure stopped them); this publish applied the package's seeds again: ${s.inserted} rows inserted, ${s.updated} updated, ${s.skipped} skipped${s.success ? '' : `, with ${s.errors.length + s.errorsOmitted} errors (see seedApplied)`}.`,
     fix: 'Check the seed report: rows the interrupted seeds left out are written now (idempotently under upsert and ignore; mode "insert" seeds may have written some rows twice).',
   });
+}
+
+/** Where a logged publish got to: its seeds still pending, its probes not yet recorded, or done. */
+export type PublishStage = 'seeding' | 'probing' | 'done';
+
+/** One publish as its log row and probe result tell it (see {@link readPublish}). */
+export interface PublishRecord {
+  readonly publishId: number;
+  readonly publishedAt: Date;
+  readonly stage: PublishStage;
+  readonly published: unknown[];
+  readonly retired: unknown[];
+  readonly resumed?: number | undefined;
+  /** The seed report (absent while the seeds are pending). */
+  readonly seedApplied?: SeedApplied | undefined;
+  /** The L3 result (absent until it is recorded). */
+  readonly probes?: { readonly issues: BuildIssue[]; readonly report: Record<string, unknown> } | undefined;
+  /**
+   * PostgreSQL: whether the backend that ran the publish's transaction is still connected (its
+   * process is alive). Undefined on PGlite (one process holds the data folder: the caller knows
+   * what it runs) and for rows logged before this was recorded.
+   */
+  readonly runnerAlive?: boolean | undefined;
+}
+
+/**
+ * A publish of the package by its log id, or undefined when the package has none with that id
+ * (another tenant's or package's id is not found either). Reads only.
+ */
+export async function readPublish(ctx: PlatformContext, scope: PackageScope, publishId: number): Promise<PublishRecord | undefined> {
+  checkScope(scope);
+  if (!Number.isSafeInteger(publishId) || publishId < 1) return undefined;
+  const row = await ctx.db
+    .selectFrom('bvl.publish_log')
+    .select(['id', 'published', 'seed_applied', 'published_at'])
+    .where('tenant_id', '=', scope.tenant)
+    .where('package', '=', scope.package)
+    .where('id', '=', publishId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const probe = await ctx.db.selectFrom('bvl.probe_results').select(['issues', 'report']).where('publish_id', '=', publishId).executeTakeFirst();
+  const logged = (row.published ?? {}) as { published?: unknown[]; retired?: unknown[]; resumed?: number; runner?: { pid: number; started: string } };
+  const seeds = row.seed_applied as (SeedApplied & { pending?: unknown }) | null;
+  const pending = !seeds || seeds.pending === true;
+  let runnerAlive: boolean | undefined;
+  if (ctx.engine === 'postgres' && logged.runner) {
+    const alive = await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_stat_activity
+      where pid = ${logged.runner.pid} and backend_start = ${logged.runner.started}::timestamptz`.execute(ctx.db);
+    runnerAlive = (alive.rows[0]?.n ?? 0) > 0;
+  }
+  return {
+    publishId: Number(row.id),
+    publishedAt: new Date(row.published_at),
+    stage: pending ? 'seeding' : probe ? 'done' : 'probing',
+    published: logged.published ?? [],
+    retired: logged.retired ?? [],
+    ...(logged.resumed !== undefined ? { resumed: logged.resumed } : {}),
+    ...(pending ? {} : { seedApplied: seeds as SeedApplied }),
+    ...(probe ? { probes: { issues: probe.issues as BuildIssue[], report: probe.report as Record<string, unknown> } } : {}),
+    ...(runnerAlive !== undefined ? { runnerAlive } : {}),
+  };
 }

@@ -130,13 +130,30 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
       try {
         const p = await promote(trx, ctx.now(), scope, options, watch.check);
         if (p.kind === 'done') {
+          // Who runs it (PostgreSQL): the backend of this pinned connection, which lives as long as
+          // the process does, so a reader in another process can tell a publish still running from
+          // one whose process is gone (see readPublish).
+          const runner =
+            ctx.engine === 'postgres'
+              ? (
+                  await sql<{
+                    pid: number;
+                    started: string;
+                  }>`select pid, backend_start::text as started from pg_catalog.pg_stat_activity where pid = pg_backend_pid()`.execute(trx)
+                ).rows[0]
+              : undefined;
           const log = await trx
             .insertInto('bvl.publish_log')
             .values({
               tenant_id: scope.tenant,
               package: scope.package,
               outcome: 'published',
-              published: JSON.stringify({ published: p.published, retired: p.retired, ...(p.resumed !== undefined ? { resumed: p.resumed } : {}) }),
+              published: JSON.stringify({
+                published: p.published,
+                retired: p.retired,
+                ...(p.resumed !== undefined ? { resumed: p.resumed } : {}),
+                ...(runner ? { runner } : {}),
+              }),
               seed_applied: JSON.stringify({ pending: true }),
               published_at: ctx.now().toISOString(),
             })
@@ -146,6 +163,8 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
           if (options.beforeCommit) await options.beforeCommit(trx).catch((e: unknown) => Promise.reject(new Vetoed(e)));
         }
         watch.check();
+        // Past the last check: nothing cancels it now (an abort from here on is ignored).
+        if (logId !== undefined) options.onCommitting?.(logId);
         return p;
       } finally {
         watch.done();

@@ -30,7 +30,8 @@ export interface RepublishCheck {
   readonly afterDdl: RawBuilder<unknown>[];
 }
 
-const ALLOW = 'allowDataChange (bvl publish --allow-data-change)';
+const ALLOW =
+  'the data change allowed (`bvl publish --allow-data-change`; `"allowDataChange": true` in the body of an HTTP publish or the arguments of the MCP publish tool)';
 const quote = (v: string | null, max = 60): string => (v === null ? 'empty' : JSON.stringify(v.length > max ? `${v.slice(0, max - 1)}…` : v));
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 /** "N of its M rows hold …", with the verb agreeing with N. */

@@ -3,6 +3,7 @@ import {
   abortReason,
   createProbeEngine,
   describeDbError,
+  isConnectionLost,
   LockTimeoutError,
   type PackageScope,
   type PlatformContext,
@@ -47,6 +48,10 @@ export interface PublishBuildInput extends PackageScope {
    * after the commit it changes nothing.
    */
   readonly signal?: AbortSignal | undefined;
+  /** How long to wait for the package's (and tenant's) lock another publish holds (default LOCK_WAIT_MS). */
+  readonly lockWaitMs?: number | undefined;
+  /** Told the publish's log id once it is past its last cancellation point (see PublishOptions.onCommitting). */
+  readonly onCommitting?: ((publishId: number) => void) | undefined;
 }
 
 /** Test hooks of {@link publishBuild}. */
@@ -71,9 +76,13 @@ export interface PublishBuildResult {
   readonly seedApplied?: SeedApplied;
   readonly probes?: ProbeSummary;
   readonly schema: string;
+  /** The publish log id of a committed publish (its probes are recorded against it). */
+  readonly publishId?: number;
   readonly error?: string;
   /** The caller's signal cancelled the publish before it committed: nothing was published. */
   readonly cancelled?: boolean;
+  /** It rolled back because the connection to the database was lost (nothing was published; retry once it is back). */
+  readonly databaseUnavailable?: boolean;
   readonly card?: BuildCard;
   readonly session: SessionState['view'] | null;
 }
@@ -103,6 +112,8 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     ...(input.env ? { env: input.env } : {}),
     ...(input.allowDataChange ? { allowDataChange: true } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.onCommitting ? { onCommitting: input.onCommitting } : {}),
+    ...(input.lockWaitMs !== undefined ? { lockWaitMs: input.lockWaitMs } : {}),
     ...(sessionId !== undefined ? { beforeCommit: (trx) => assertSessionOpen(trx, scope.tenant, sessionId) } : {}),
     ...(hooks.interleave ? { interleave: hooks.interleave } : {}),
   };
@@ -116,7 +127,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
         await input.prepare?.(pinned);
         return publishPackage(pinned, scope, options);
       },
-      { signal: input.signal },
+      { signal: input.signal, ...(input.lockWaitMs !== undefined ? { waitMs: input.lockWaitMs } : {}) },
     );
   } catch (e) {
     // Cancelled while it waited for the package (or before): nothing ran.
@@ -142,7 +153,13 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
       ok: result.outcome === 'nothing_to_publish',
       issues,
       ...(result.outcome === 'refused' ? { checked: result.checked, card: buildCard({ issues, checked: result.checked }) } : {}),
-      ...(result.outcome === 'failed' ? { error: result.error, ...(result.cancelled ? { cancelled: true } : {}) } : {}),
+      ...(result.outcome === 'failed'
+        ? {
+            error: result.error,
+            ...(result.cancelled ? { cancelled: true } : {}),
+            ...(!result.cancelled && isConnectionLost(result.cause) ? { databaseUnavailable: true } : {}),
+          }
+        : {}),
       schema: result.schema,
       session: state?.view ?? null,
     };
@@ -210,6 +227,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     seedApplied: result.seedApplied,
     probes,
     schema: result.schema,
+    publishId: result.publishId,
     card,
     session: state?.view ?? null,
   };

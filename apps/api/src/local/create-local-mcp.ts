@@ -192,10 +192,11 @@ export function createLocalMcp(deps: LocalMcpDeps): McpServer {
         ...Source,
         tenant: scopeName(tenantProblem, 'tenant').describe('Default "default".'),
         package: scopeName(packageProblem, 'package').describe('Default "default".'),
+        allowDataChange: z.boolean().optional().describe('Let a republish change or lose rows already there; refused otherwise, rows counted.'),
       }),
       output: PublishOutput,
       annotations: writes,
-      run: async (a: LocalSource & { tenant?: string; package?: string } & ViewOptions) => {
+      run: async (a: LocalSource & { tenant?: string; package?: string; allowDataChange?: boolean } & ViewOptions) => {
         const r = await publishFiles(
           deps.cwd,
           { ...a, tenant: a.tenant ?? 'default', package: a.package ?? 'default' },

@@ -21,7 +21,7 @@ export interface PublishTarget {
  */
 export async function publishFiles(
   cwd: string,
-  source: LocalSource & { readonly tenant: string; readonly package: string },
+  source: LocalSource & { readonly tenant: string; readonly package: string; readonly allowDataChange?: boolean | undefined },
   open: () => Promise<Platform>,
   mayHaveState?: () => boolean,
 ): Promise<PublishBuildResult & { readonly target: PublishTarget }> {
@@ -52,6 +52,7 @@ export async function publishFiles(
     const stage = [...mergeOverlay(files.published.artifacts, files.drafts?.artifacts ?? []).merged.values()];
     const result = await publishBuild(platform, {
       ...scope,
+      ...(source.allowDataChange ? { allowDataChange: true } : {}),
       prepare: async (pinned) => {
         await discardDrafts(pinned, scope);
         await stageDrafts(pinned, scope, stage);

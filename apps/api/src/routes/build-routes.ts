@@ -8,8 +8,10 @@ import {
   ErrorSchema,
   HealthQuery,
   HealthSchema,
+  PublishIdParams,
   PublishInput,
   PublishResultSchema,
+  PublishStatusSchema,
   ScopeParams,
   VerifyInput,
   VerifyResultSchema,
@@ -20,10 +22,10 @@ import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool } from './rout
 const tags = ['build'];
 
 /** HTTP status of a publish outcome: refused by the gate is a conflict with the drafts' state; a rolled-back publish is a failure. */
-const PUBLISH_STATUS = { published: 200, nothing_to_publish: 200, refused: 409, failed: 500 } as const;
+const PUBLISH_STATUS = { published: 200, nothing_to_publish: 200, refused: 409, failed: 500, accepted: 202 } as const;
 
 /** verify_build, the gated publish, and the build-health card (JSON, or HTML for a browser). */
-export function buildRoutes(app: ApiApp, platform: PlatformContext): void {
+export function buildRoutes(app: ApiApp, platform: PlatformContext, publishMs: number): void {
   app.openapi(
     createRoute({
       method: 'post',
@@ -67,6 +69,10 @@ export function buildRoutes(app: ApiApp, platform: PlatformContext): void {
       request: { params: ScopeParams, body: { content: { 'application/json': { schema: PublishInput } }, required: false } },
       responses: {
         200: json(PublishResultSchema, 'Published (or nothing to publish). L3 probe issues are in `issues`.'),
+        202: json(
+          PublishResultSchema,
+          'Accepted: the publish committed and is still seeding or probing at the request bound (`status: "accepted"`). It goes on; `poll` (GET …/publishes/{publishId}) follows it.',
+        ),
         409: json(
           z.union([PublishResultSchema, ErrorSchema]),
           'Refused by the gate: L1/L2 errors in `issues`; or (an Error `session_stopped`) the named build session has stopped or was cancelled. Nothing was published.',
@@ -77,8 +83,26 @@ export function buildRoutes(app: ApiApp, platform: PlatformContext): void {
     }),
     async (c) => {
       const body = c.req.valid('json') ?? {};
-      const r = await runTool(c, TOOLS.publish, { ...body, package: c.req.valid('param').package }, platform);
+      const r = await runTool(c, TOOLS.publish, { ...body, package: c.req.valid('param').package }, platform, { publishBy: c.var.startedAt + publishMs });
+      if (r.outcome === 'accepted' && typeof r.poll === 'string') c.header('Location', r.poll);
       return c.json(r, PUBLISH_STATUS[r.outcome]);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: `${PACKAGE_PATH}/publishes/{id}`,
+      tags,
+      security: BEARER,
+      operationId: 'get_publish',
+      summary: 'Follow a publish',
+      description: TOOLS.get_publish.description,
+      request: { params: PublishIdParams },
+      responses: { 200: json(PublishStatusSchema, 'Where the publish is, and its answer once known.'), ...ERRORS },
+    }),
+    async (c) => {
+      const p = c.req.valid('param');
+      return c.json(await runTool(c, TOOLS.get_publish, { package: p.package, publishId: p.id }, platform), 200);
     },
   );
   app.openapi(

@@ -3,7 +3,7 @@ import type { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env.ts';
 import { ErrorSchema } from '../schemas.ts';
-import { outcomeOf, type Tool, type ToolName } from '../tools.ts';
+import { outcomeOf, type Surface, type Tool, type ToolName } from '../tools.ts';
 
 /** The app the routes register on. */
 export type ApiApp = OpenAPIHono<AppEnv>;
@@ -18,6 +18,7 @@ export const ERRORS = {
   400: error('Invalid input: `problems` lists each problem with its path.'),
   401: error('Missing or invalid bearer token (RFC 6750: `WWW-Authenticate` carries `error="invalid_token"` for a token that is not valid).'),
   404: error('Unknown route or resource — also for another tenant than the token’s (existence does not leak).'),
+  408: error('`request_timeout`: the request body was not received within the bound; send it again.'),
   413: error(
     'The body is over the size limit, or a draft is over the input bounds (`message` names the artifact, the bound and the figure); nothing was written.',
   ),
@@ -26,7 +27,9 @@ export const ERRORS = {
     ...error('The tenant already has the most requests this server runs and queues for it; nothing ran. Retry after `Retry-After` seconds.'),
     headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const, minimum: 1 } } },
   },
-  503: error('The database is unreachable or did not answer in time; retry shortly.'),
+  503: error(
+    '`database_unavailable`: the database is unreachable or went away; `timeout`: the request did not finish within its bound and was cancelled (nothing written). `Retry-After` says when to retry.',
+  ),
 } as const;
 
 /** Security requirement of the authenticated routes. */
@@ -39,13 +42,19 @@ export const json = <S extends z.ZodType>(schema: S, description: string) => ({ 
  * Runs a tool for the request's tenant and records what the log line says about it. The tool's
  * input is the path's package plus what the route parsed.
  */
-export async function runTool<I extends z.ZodObject, O extends z.ZodType>(c: Context<AppEnv>, tool: Tool<I, O>, input: z.output<I>, platform: PlatformContext) {
+export async function runTool<I extends z.ZodObject, O extends z.ZodType>(
+  c: Context<AppEnv>,
+  tool: Tool<I, O>,
+  input: z.output<I>,
+  platform: PlatformContext,
+  surface: Partial<Omit<Surface, 'detail'>> = {},
+) {
   const facts = c.var.facts;
   const i = input as { package?: string; session?: string; id?: string };
   facts.package = i.package;
   if (i.session ?? i.id) facts.session = i.session ?? i.id;
   // Over HTTP an answer is full by default (detail: "summary" asks for the compact form).
-  const output = await tool.run(platform, c.var.tenant, input, { detail: 'full' });
+  const output = await tool.run(platform, c.var.tenant, input, { detail: 'full', deadline: c.var.deadline, ...surface });
   Object.assign(facts, outcomeOf(tool.name as ToolName, output));
   return output as z.infer<O>;
 }

@@ -4,6 +4,7 @@ import type { BuildIssue } from '@bvl/build-issue';
 import { didYouMean, locateIssues, locateNotices, mergeOverlay } from '@bvl/metadata';
 import {
   discardDrafts,
+  LOCK_WAIT_MS,
   openPlatform,
   type Platform,
   type PublishResult,
@@ -11,11 +12,14 @@ import {
   packageProblem,
   packagesOf,
   platformOptionsFromEnv,
+  publishApplicationName,
   type SeedApplied,
+  sqlState,
   stageDrafts,
   tenantProblem,
   tenantSchema,
   verifyOverTenant,
+  watchLockWaits,
 } from '@bvl/platform';
 import type { ProbeReport } from '@bvl/runtime-probes';
 import { verify } from '@bvl/verify';
@@ -114,10 +118,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   // A new data folder holds no tenant: what the files refuse stays refused, and no database is made.
   if (!files.publishable && where.dataDir !== undefined && !existsSync(where.dataDir)) return refuse();
 
+  const lockWait = lockWaitOf(io.env);
+  if ('problem' in lockWait) {
+    io.stderr(`bvl: ${lockWait.problem}\n`);
+    return EXIT.cannotRun;
+  }
   let platform: Platform;
   try {
     platform = await openPlatform({
       ...where,
+      lockWaitMs: lockWait.ms,
+      applicationName: cliApplicationName,
       newDataDirTemplate: await pgliteTemplate(),
       onProgress: (step) =>
         progress.begin(
@@ -137,6 +148,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT.cannotRun;
   }
   const located = { ...target, database: platform.location };
+  // A wait for a lock (a metadata table another session holds, another publish of the package) is
+  // told once on stderr after a moment, naming the holder; it ends at BVL_LOCK_WAIT_MS.
+  let waitedFor: string | undefined;
+  const stopWatching = watchLockWaits(platform, [cliApplicationName, publishApplicationName({ tenant, package: pkg })], (w) => {
+    waitedFor = w.what;
+    progress.end();
+    io.stderr(`bvl: waiting for ${w.what}, held by ${w.holders}; giving up after ${lockWait.ms / 1000} s (BVL_LOCK_WAIT_MS)\n`);
+  });
   try {
     const scope = { tenant, package: pkg };
     // The files alone may name what another package of the tenant publishes (a lookup to its object):
@@ -159,6 +178,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     // under the package lock the publish holds: a concurrent run waits its turn.
     const result = await publishBuild(platform, {
       ...scope,
+      lockWaitMs: lockWait.ms,
       // A republish that would lose or change existing rows proceeds only when asked (then says what changed).
       ...(values['allow-data-change'] ? { allowDataChange: true } : {}),
       prepare: async (pinned) => {
@@ -198,10 +218,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     });
     return result.ok && !tooManyWarnings ? EXIT.clean : EXIT.errors;
   } catch (e) {
-    // Issues are values; reaching here means the database went away or a bug: one clear line.
-    io.stderr(`bvl: could not publish: ${(e as Error)?.message ?? String(e)}\n`);
+    // Issues are values; reaching here means the database went away, a lock was held too long, or a bug: one clear line.
+    if (sqlState(e) === '55P03')
+      io.stderr(
+        `bvl: could not publish: gave up waiting ${lockWait.ms / 1000} s for ${waitedFor ?? 'a lock another session holds'} (BVL_LOCK_WAIT_MS); nothing was published\n`,
+      );
+    else io.stderr(`bvl: could not publish: ${(e as Error)?.message ?? String(e)}\n`);
     return EXIT.cannotRun;
   } finally {
+    stopWatching();
     await platform.close().catch(() => {});
   }
 }
@@ -243,4 +268,20 @@ function prettySummary(r: PublishReport): string[] {
   }
   lines.push(checkedLine(r.checked));
   return lines;
+}
+
+/** The `application_name` of this CLI process's database sessions (its lock-wait watcher finds them by it). */
+const cliApplicationName = `bvl cli ${process.pid}`;
+
+/**
+ * How long the CLI waits for a lock another session holds (a metadata table, the package's lock):
+ * BVL_LOCK_WAIT_MS, default LOCK_WAIT_MS (60 s).
+ */
+export function lockWaitOf(env: Readonly<Record<string, string | undefined>>): { ms: number } | { problem: string } {
+  const raw = env.BVL_LOCK_WAIT_MS?.trim();
+  if (!raw) return { ms: LOCK_WAIT_MS };
+  const ms = Number(raw);
+  if (!Number.isSafeInteger(ms) || ms < 1)
+    return { problem: `BVL_LOCK_WAIT_MS must be a whole number of milliseconds above 0 (got ${JSON.stringify(raw.slice(0, 40))})` };
+  return { ms };
 }
