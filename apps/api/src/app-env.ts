@@ -1,3 +1,5 @@
+import type { EffectivePolicy } from '@bvl/verify-build';
+
 /** What a request's log line says beyond method, route, status and duration; handlers fill it in. */
 export interface RequestFacts {
   tenant?: string;
@@ -24,5 +26,7 @@ export interface AppEnv {
     facts: RequestFacts;
     /** The tenant the bearer token belongs to (set by the auth middleware). */
     tenant: string;
+    /** The server's default policy (tenants' own policies override it). */
+    policy: EffectivePolicy;
   };
 }

@@ -1,4 +1,5 @@
 import type { PlatformContext } from '@bvl/platform';
+import { DEFAULT_POLICY, type EffectivePolicy } from '@bvl/verify-build';
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bodyLimit } from 'hono/body-limit';
@@ -11,6 +12,7 @@ import { refuseDuplicateKeys } from './refuse-duplicate-keys.ts';
 import { requestLog } from './request-log.ts';
 import { buildRoutes } from './routes/build-routes.ts';
 import { draftRoutes } from './routes/draft-routes.ts';
+import { policyRoutes } from './routes/policy-routes.ts';
 import { BEARER, json } from './routes/route-kit.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { HealthzSchema } from './schemas.ts';
@@ -38,6 +40,8 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly version: string;
   readonly limits?: Partial<Limits> | undefined;
+  /** The server's default policy for tenants without their own (default: DEFAULT_POLICY, sessions optional; `bvl serve` requires them). */
+  readonly policy?: EffectivePolicy | undefined;
 }
 
 /** Zod problems as the API lists them: a dotted path into the input, and what is wrong there. */
@@ -68,6 +72,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     },
   });
 
+  const policy = deps.policy ?? DEFAULT_POLICY;
+  app.use('*', async (c, next) => {
+    c.set('policy', policy);
+    await next();
+  });
   app.use('*', requestLog(logger));
   app.use(
     '*',
@@ -112,6 +121,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   draftRoutes(app, platform);
   buildRoutes(app, platform);
   sessionRoutes(app, platform);
+  policyRoutes(app, platform);
 
   app.openapi(
     {
@@ -138,7 +148,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // MCP over streamable HTTP, stateless: a server and transport per request, JSON responses.
   app.all('/mcp', async (c) => {
-    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version);
+    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version, policy);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -2,6 +2,7 @@
 // logger and listens. `bvl serve`, `bvl mcp` and `bvl token` call these.
 import type { AddressInfo } from 'node:net';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
+import { DEFAULT_POLICY, type EffectivePolicy, effectivePolicy, expireSessions, TenantPolicySchema } from '@bvl/verify-build';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { createApp, type Limits } from './create-app.ts';
@@ -12,6 +13,30 @@ import { createToken, listTokens, revokeToken, type TokenInfo } from './run-toke
 
 /** How long the server keeps an idle connection open (longer than clients and load balancers do). */
 export const KEEP_ALIVE_MS = 65_000;
+
+/** How often `bvl serve` closes sessions idle past their limit (a touch closes one at once too). */
+export const EXPIRY_SWEEP_MS = 60_000;
+
+/**
+ * The server's default policy: DEFAULT_POLICY with sessions required (verify and publish over HTTP
+ * and MCP need one), then `BVL_POLICY` (a policy's JSON, e.g. `{"maximums":{"budgetUsd":2}}` or
+ * `{"requireSession":false}`) over it. A tenant's own policy overrides it field by field.
+ */
+export function serverPolicyFromEnv(env: Readonly<Record<string, string | undefined>>): EffectivePolicy {
+  const base: EffectivePolicy = { ...DEFAULT_POLICY, requireSession: true };
+  const text = env.BVL_POLICY?.trim();
+  if (!text) return base;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`BVL_POLICY is not JSON: ${(e as Error).message}`);
+  }
+  const parsed = TenantPolicySchema.safeParse(raw);
+  if (!parsed.success)
+    throw new Error(`BVL_POLICY is not a policy: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(policy)'}: ${i.message}`).join('; ')}`);
+  return effectivePolicy(parsed.data, base);
+}
 
 /** What `bvl serve` is given. */
 export interface ServeOptions {
@@ -55,7 +80,9 @@ export function makeLogger(to: NodeJS.WritableStream = process.stderr) {
  * sessions and locks live in the database.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const policy = serverPolicyFromEnv(options.env);
   const platform = await openPlatform(platformOptionsFromEnv(options.env, options.cwd));
+  let sweep: ReturnType<typeof setInterval> | undefined;
   try {
     let demo: RunningServer['demo'];
     if (options.demo) {
@@ -66,7 +93,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         demo = { ...DEMO, token, example };
       }
     }
-    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits });
+    const logger = makeLogger(options.logTo);
+    const app = createApp({ platform, logger, version: options.version, limits: options.limits, policy });
+    // A killed build leaves its session open: the sweep closes it as expired once idle past its limit.
+    sweep = setInterval(() => {
+      expireSessions(platform).then(
+        (n) => n > 0 && logger.info({ expired: n }, 'expired idle sessions'),
+        (e: unknown) => logger.error({ error: String(e) }, 'the session expiry sweep failed'),
+      );
+    }, EXPIRY_SWEEP_MS);
+    sweep.unref();
     const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolveServer(s));
       s.once('error', reject);
@@ -83,6 +119,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       database: platform.location,
       demo,
       close: async () => {
+        clearInterval(sweep);
         await new Promise<void>((done) => {
           server.close(() => done());
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
@@ -91,6 +128,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       },
     };
   } catch (e) {
+    clearInterval(sweep);
     await platform.close().catch(() => {});
     throw e;
   }

@@ -17,10 +17,10 @@ export function recordingLogger() {
 }
 
 /** An app on a test platform, with a helper per tenant. */
-export async function openTestApp(limits?: AppDeps['limits']) {
+export async function openTestApp(limits?: AppDeps['limits'], policy?: AppDeps['policy']) {
   const platform: Platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
   const logger = recordingLogger();
-  const app = createApp({ platform, logger, version: 'test', limits });
+  const app = createApp({ platform, logger, version: 'test', limits, policy });
   const made = tenants(() => platform);
   return {
     platform,

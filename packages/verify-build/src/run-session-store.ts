@@ -257,6 +257,7 @@ export async function createSession(
         `no new session for package ${JSON.stringify(scope.package)} now: ${decision.why}. ${wait ? `One can open in ${wait} s (at ${decision.retryAt}); ` : ''}a session that ends clean holds nothing, and cancelling an open one frees what it did not use.`,
         'limited',
         decision.retryAt,
+        wait,
       );
     }
     const bounds = SessionBoundsSchema.safeParse(decision.bounds);

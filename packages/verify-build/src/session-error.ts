@@ -13,6 +13,8 @@ export class SessionError extends Error {
     readonly kind: 'not_found' | 'invalid' | 'stopped' | 'required' | 'limited' | 'forbidden' = 'invalid',
     /** With `limited`: when the oldest counted session leaves the window (ISO). */
     readonly retryAt?: string | undefined,
+    /** With `retryAt`: how many seconds from now (on the store's clock) that is. */
+    readonly retryAfterSeconds?: number | undefined,
   ) {
     super(message);
   }
