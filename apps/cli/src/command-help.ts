@@ -63,14 +63,15 @@ ${REPORT_FLAGS}`,
   },
   build: {
     summary: 'let the built-in agent build (or repair) an app through verify_build, bounded by a session',
-    usage: `usage: bvl build "<prompt>" [--tenant t] [--package p] [--max-rounds n] [--budget-usd x] [--budget-tokens n] [--from <stack>] [--format pretty|json]
+    usage: `usage: bvl build "<prompt>" [--tenant t] [--package p] [--max-rounds n] [--budget-usd x] [--budget-tokens n] [--budget-seconds s] [--from <stack>] [--format pretty|json]
 
   "<prompt>"           what the app is for (the session's goal)
   --tenant <t>         the tenant to build in (default "default")
   --package <p>        the package to build (default "default")
   --max-rounds <n>     repair rounds the session allows (default 2)
   --budget-usd <x>     stop when the model calls cost more (needs a known price: BVL_PRICES)
-  --budget-tokens <n>  stop when the model calls use more tokens
+  --budget-tokens <n>  stop when the model calls use more tokens (each call's max_tokens is what is left)
+  --budget-seconds <s> stop when the build has run this long (wall clock; a call in flight is cut off)
   --from <stack>       start from an existing app (staged as the package's drafts)
   --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
   --format <f>         pretty (default) or json

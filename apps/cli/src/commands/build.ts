@@ -58,6 +58,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       'max-rounds': { type: 'string' },
       'budget-usd': { type: 'string' },
       'budget-tokens': { type: 'string' },
+      'budget-seconds': { type: 'string' },
       from: { type: 'string' },
       format: { type: 'string' },
       'data-dir': { type: 'string' },
@@ -82,6 +83,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   );
   const budgetUsd = number('--budget-usd', values['budget-usd'], (n) => n > 0, 'a positive number of US dollars');
   const budgetTokens = number('--budget-tokens', values['budget-tokens'], (n) => Number.isInteger(n) && n > 0, 'a positive integer');
+  const budgetSeconds = number('--budget-seconds', values['budget-seconds'], (n) => n > 0 && n <= 86_400, 'a positive number of seconds (at most 86400)');
 
   const configured = agentClientFromEnv(io.env);
   if ('problem' in configured) {
@@ -124,6 +126,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         ...(maxRounds !== undefined ? { maxRounds } : {}),
         ...(budgetUsd !== undefined ? { budgetUsd } : {}),
         ...(budgetTokens !== undefined ? { budgetTokens } : {}),
+        ...(budgetSeconds !== undefined ? { budgetMs: Math.round(budgetSeconds * 1000) } : {}),
       },
       signal: controller.signal,
       onProgress: io.isTty ? (e) => io.stderr(`${progressLine(e)}\n`) : undefined,
