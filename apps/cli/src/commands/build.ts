@@ -17,6 +17,8 @@ export interface BuildReport {
   readonly summary: string;
   readonly usage: BuildResult['usage'];
   readonly error?: string;
+  /** Clean, but the last turn went over a budget: by how much. */
+  readonly overrun?: string;
 }
 
 const number = (flag: string, raw: string | undefined, check: (n: number) => boolean, want: string): number | undefined => {
@@ -140,6 +142,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       summary: result.summary,
       usage: result.usage,
       ...(result.error ? { error: result.error } : {}),
+      ...(result.overrun ? { overrun: result.overrun } : {}),
     };
     if (format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
     else io.stdout(`${formatCardText(result.card)}${result.summary}\n${usageLine(client, result)}\n`);
