@@ -2,7 +2,16 @@
 // logger and listens. `bvl serve`, `bvl mcp` and `bvl token` call these.
 import type { AddressInfo } from 'node:net';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
-import { DEFAULT_POLICY, type EffectivePolicy, effectivePolicy, expireSessions, TenantPolicySchema } from '@bvl/verify-build';
+import {
+  DEFAULT_POLICY,
+  type EffectivePolicy,
+  effectivePolicy,
+  expireSessions,
+  getTenantPolicy,
+  type PolicyView,
+  putTenantPolicy,
+  TenantPolicySchema,
+} from '@bvl/verify-build';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { createApp, type Limits } from './create-app.ts';
@@ -150,6 +159,14 @@ export const issueToken = (env: ServeOptions['env'], cwd: string, tenant: string
 
 /** `bvl token list`. */
 export const tokensOf = (env: ServeOptions['env'], cwd: string, tenant: string): Promise<TokenInfo[]> => withPlatform(env, cwd, (p) => listTokens(p, tenant));
+
+/** `bvl policy show`: the tenant's policy and what is in force over the server's default (BVL_POLICY). */
+export const policyOf = (env: ServeOptions['env'], cwd: string, tenant: string): Promise<PolicyView> =>
+  withPlatform(env, cwd, (p) => getTenantPolicy(p, tenant, serverPolicyFromEnv(env)));
+
+/** `bvl policy set`: the operator replaces a tenant's policy (loosening included). */
+export const setPolicyOf = (env: ServeOptions['env'], cwd: string, tenant: string, policy: unknown): Promise<PolicyView> =>
+  withPlatform(env, cwd, (p) => putTenantPolicy(p, tenant, policy, { server: serverPolicyFromEnv(env) }));
 
 /** `bvl token revoke`. */
 export const revokeTokenById = (env: ServeOptions['env'], cwd: string, tenant: string, id: string): Promise<boolean> =>

@@ -113,6 +113,19 @@ working folder. Runs until the client closes stdin.`,
 
 A created token is printed once; bvl keeps only its hash.`,
   },
+  policy: {
+    summary: "show or set a tenant's server policy (sessions required, bounds, the window)",
+    usage: `usage: bvl policy show --tenant t | bvl policy set --tenant t '<policy JSON>'
+
+  --tenant <t>         the tenant whose policy it is
+  -h, --help           show this help
+
+The operator's way to change a policy, loosening included (a tenant's own token can only tighten it
+over HTTP: PUT /v1/tenants/<t>/policy). A policy, every field optional:
+  {"requireSession": true, "defaults": {"maxRounds": 2}, "maximums": {"maxRounds": 5, "budgetTokens": 200000,
+   "budgetUsd": 2, "budgetMs": 900000, "idleMs": 3600000}, "windowMs": 3600000}
+Sessions already open keep their bounds. Prints what is in force (over BVL_POLICY, the server's default).`,
+  },
   eval: { summary: EVAL_SUMMARY, usage: EVAL_USAGE },
   'eval-worker': { summary: EVAL_WORKER_SUMMARY, usage: EVAL_WORKER_USAGE },
   baseline: {
