@@ -1,3 +1,5 @@
+import type { EffectivePolicy } from '@bvl/verify-build';
+
 /** What a request's log line says beyond method, route, status and duration; handlers fill it in. */
 export interface RequestFacts {
   tenant?: string;
@@ -28,5 +30,7 @@ export interface AppEnv {
     deadline: AbortSignal;
     /** When the request's bound started (epoch ms): a publish's own bound counts from here. */
     startedAt: number;
+    /** The server's default policy (tenants' own policies override it). */
+    policy: EffectivePolicy;
   };
 }

@@ -1,4 +1,5 @@
 import type { PlatformContext } from '@bvl/platform';
+import { DEFAULT_POLICY, type EffectivePolicy } from '@bvl/verify-build';
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bodyLimit } from 'hono/body-limit';
@@ -12,6 +13,7 @@ import { refuseDuplicateKeys } from './refuse-duplicate-keys.ts';
 import { requestLog } from './request-log.ts';
 import { buildRoutes } from './routes/build-routes.ts';
 import { draftRoutes } from './routes/draft-routes.ts';
+import { policyRoutes } from './routes/policy-routes.ts';
 import { BEARER, json } from './routes/route-kit.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { HealthzSchema } from './schemas.ts';
@@ -55,6 +57,8 @@ export interface AppDeps {
   readonly verifyWorkers?: number | undefined;
   /** The limiter to share (tests hold turns on it); by default one of the app's own from `tenantLimits`. */
   readonly tenantLimiter?: TenantLimiter | undefined;
+  /** The server's default policy for tenants without their own (default: DEFAULT_POLICY, sessions optional; `bvl serve` requires them). */
+  readonly policy?: EffectivePolicy | undefined;
 }
 
 /** Zod problems as the API lists them: a dotted path into the input, and what is wrong there. */
@@ -90,6 +94,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     },
   });
 
+  const policy = deps.policy ?? DEFAULT_POLICY;
+  app.use('*', async (c, next) => {
+    c.set('policy', policy);
+    await next();
+  });
   app.use('*', requestLog(logger));
   app.use(
     '*',
@@ -164,6 +173,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   draftRoutes(app, platform);
   buildRoutes(app, platform, limits.publishMs);
   sessionRoutes(app, platform);
+  policyRoutes(app, platform);
 
   app.openapi(
     {
@@ -190,10 +200,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // MCP over streamable HTTP, stateless: a server and transport per request, JSON responses.
   app.all('/mcp', async (c) => {
-    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version, {
-      publishBy: c.var.startedAt + limits.publishMs,
-      deadline: c.var.deadline,
-    });
+    const server = createRemoteMcp(
+      platform,
+      c.var.tenant,
+      c.var.facts,
+      deps.version,
+      { publishBy: c.var.startedAt + limits.publishMs, deadline: c.var.deadline },
+      policy,
+    );
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     const facts = c.var.facts;

@@ -3,6 +3,16 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
+import {
+  DEFAULT_POLICY,
+  type EffectivePolicy,
+  effectivePolicy,
+  expireSessions,
+  getTenantPolicy,
+  type PolicyView,
+  putTenantPolicy,
+  TenantPolicySchema,
+} from '@bvl/verify-build';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { createApp, type Limits } from './create-app.ts';
@@ -14,6 +24,30 @@ import { type TenantLimits, tenantLimitsFromEnv, verifyWorkersFromEnv } from './
 
 /** How long the server keeps an idle connection open (longer than clients and load balancers do). */
 export const KEEP_ALIVE_MS = 65_000;
+
+/** How often `bvl serve` closes sessions idle past their limit (a touch closes one at once too). */
+export const EXPIRY_SWEEP_MS = 60_000;
+
+/**
+ * The server's default policy: DEFAULT_POLICY with sessions required (verify and publish over HTTP
+ * and MCP need one), then `BVL_POLICY` (a policy's JSON, e.g. `{"maximums":{"budgetUsd":2}}` or
+ * `{"requireSession":false}`) over it. A tenant's own policy overrides it field by field.
+ */
+export function serverPolicyFromEnv(env: Readonly<Record<string, string | undefined>>): EffectivePolicy {
+  const base: EffectivePolicy = { ...DEFAULT_POLICY, requireSession: true };
+  const text = env.BVL_POLICY?.trim();
+  if (!text) return base;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`BVL_POLICY is not JSON: ${(e as Error).message}`);
+  }
+  const parsed = TenantPolicySchema.safeParse(raw);
+  if (!parsed.success)
+    throw new Error(`BVL_POLICY is not a policy: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(policy)'}: ${i.message}`).join('; ')}`);
+  return effectivePolicy(parsed.data, base);
+}
 
 /** What `bvl serve` is given. */
 export interface ServeOptions {
@@ -61,7 +95,9 @@ export function makeLogger(to: NodeJS.WritableStream = process.stderr) {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const tenantLimits = { ...tenantLimitsFromEnv(options.env), ...options.tenantLimits };
   const verifyWorkers = verifyWorkersFromEnv(options.env);
+  const policy = serverPolicyFromEnv(options.env);
   const platform = await openPlatform(platformOptionsFromEnv(options.env, options.cwd));
+  let sweep: ReturnType<typeof setInterval> | undefined;
   try {
     let demo: RunningServer['demo'];
     if (options.demo) {
@@ -72,7 +108,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         demo = { ...DEMO, token, example };
       }
     }
-    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits, tenantLimits, verifyWorkers });
+    const logger = makeLogger(options.logTo);
+    const app = createApp({ platform, logger, version: options.version, limits: options.limits, tenantLimits, verifyWorkers, policy });
+    // A killed build leaves its session open: the sweep closes it as expired once idle past its limit.
+    sweep = setInterval(() => {
+      expireSessions(platform).then(
+        (n) => n > 0 && logger.info({ expired: n }, 'expired idle sessions'),
+        (e: unknown) => logger.error({ error: String(e) }, 'the session expiry sweep failed'),
+      );
+    }, EXPIRY_SWEEP_MS);
+    sweep.unref();
     const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolveServer(s));
       s.once('error', reject);
@@ -89,6 +134,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       database: platform.location,
       demo,
       close: async () => {
+        clearInterval(sweep);
         await new Promise<void>((done) => {
           server.close(() => done());
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
@@ -97,6 +143,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       },
     };
   } catch (e) {
+    clearInterval(sweep);
     await platform.close().catch(() => {});
     throw e;
   }
@@ -118,6 +165,14 @@ export const issueToken = (env: ServeOptions['env'], cwd: string, tenant: string
 
 /** `bvl token list`. */
 export const tokensOf = (env: ServeOptions['env'], cwd: string, tenant: string): Promise<TokenInfo[]> => withPlatform(env, cwd, (p) => listTokens(p, tenant));
+
+/** `bvl policy show`: the tenant's policy and what is in force over the server's default (BVL_POLICY). */
+export const policyOf = (env: ServeOptions['env'], cwd: string, tenant: string): Promise<PolicyView> =>
+  withPlatform(env, cwd, (p) => getTenantPolicy(p, tenant, serverPolicyFromEnv(env)));
+
+/** `bvl policy set`: the operator replaces a tenant's policy (loosening included). */
+export const setPolicyOf = (env: ServeOptions['env'], cwd: string, tenant: string, policy: unknown): Promise<PolicyView> =>
+  withPlatform(env, cwd, (p) => putTenantPolicy(p, tenant, policy, { server: serverPolicyFromEnv(env) }));
 
 /** `bvl token revoke`. */
 export const revokeTokenById = (env: ServeOptions['env'], cwd: string, tenant: string, id: string): Promise<boolean> =>

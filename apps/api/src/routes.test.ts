@@ -223,6 +223,7 @@ describe('openapi', () => {
       'DELETE …/drafts',
       'DELETE …/drafts/{type}/{name}',
       'GET /healthz',
+      'GET /v1/tenants/{tenant}/policy',
       'GET …/drafts',
       'GET …/drafts/{type}/{name}',
       'GET …/health',
@@ -236,6 +237,7 @@ describe('openapi', () => {
       'POST …/sessions',
       'POST …/sessions/{id}/cancel',
       'POST …/verify',
+      'PUT /v1/tenants/{tenant}/policy',
       'PUT …/drafts/{type}/{name}',
       'PUT …/tombstones/{type}/{name}',
     ]);

@@ -7,7 +7,7 @@
 import { SEVERITIES } from '@bvl/build-issue';
 import { ARTIFACT_TYPES } from '@bvl/metadata';
 import { packageProblem, tenantProblem } from '@bvl/platform';
-import { MAX_PATCHES, SessionBoundsSchema, STOP_REASONS, ViewOptionsSchema } from '@bvl/verify-build';
+import { MAX_PATCHES, PolicyBoundsSchema, SessionBoundsSchema, STOP_REASONS, TenantPolicySchema, ViewOptionsSchema } from '@bvl/verify-build';
 import { z } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode } from './to-error-response.ts';
 
@@ -133,6 +133,30 @@ export const SessionInput = z
   .openapi('SessionInput')
   .describe('A build session towards a goal; bounds default to 2 repair rounds.');
 
+export const PolicyInput = z
+  .strictObject(TenantPolicySchema.shape)
+  .openapi('PolicyInput')
+  .describe(
+    "A tenant's server policy; what it leaves out comes from the server's. requireSession: verify_build and publish need a session. defaults / maximums: bounds (maxRounds, budgetMs, budgetTokens, budgetUsd, idleMs) a session gets when it asks none / at most. windowMs: the rounds and spend of a package's sessions opened within it count against one maximum.",
+  );
+
+export const PolicySchema = component(
+  'Policy',
+  {
+    tenant: z.string(),
+    policy: TenantPolicySchema,
+    effective: z.strictObject({
+      requireSession: z.boolean(),
+      defaults: PolicyBoundsSchema,
+      maximums: PolicyBoundsSchema,
+      windowMs: z.number().int(),
+    }),
+    version: z.number().int(),
+    updatedAt: z.string().nullable(),
+  },
+  "The tenant's policy as set, and what is in force (its fields over the server's default policy).",
+);
+
 export const HealthQuery = z.object({
   session: z
     .string()
@@ -214,7 +238,7 @@ export const CardSchema = openObject('The build-health card; byArtifact lists is
 
 const NextStep = z.enum(['repair', 'publish', 'stop']);
 export const SessionSchema = root('Session', open(z.looseObject({ id: z.string(), status: z.enum(['open', 'stopped']), next: NextStep }))).describe(
-  `Also stopReason (${STOP_REASONS.join('|')}), tenant, package, goal, bounds, rounds, repairRounds, usage, createdAt, publishedAt.`,
+  `Also stopReason (${STOP_REASONS.join('|')}), tenant, package, goal, bounds, rounds, repairRounds, usage, createdAt, publishedAt, updatedAt; on create, capped: the bounds the tenant's policy capped.`,
 );
 /** A session as answers carry it: where it stands and what it has left. */
 export const SessionBriefSchema = openObject('{id, status, stopReason, next, rounds, repairRounds, remaining {repairRounds, tokens?, usd?, ms?}, usage}');

@@ -20,13 +20,16 @@ export interface ErrorBody {
 export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   session_stopped: 409,
   payload_too_large: 413,
   request_timeout: 408,
   unsupported_media_type: 415,
+  session_required: 428,
   too_many_requests: 429,
+  session_limited: 429,
   database_unavailable: 503,
   timeout: 503,
   internal: 500,
@@ -104,6 +107,11 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody; 
     return { status: 400, body: { error: 'invalid_request', message: (e as Error).message } };
   if (e instanceof AnswerError)
     return { status: 400, body: { error: 'invalid_request', message: e.message, ...(e.problems.length ? { problems: e.problems } : {}) } };
+  if (e instanceof SessionError && (e.kind === 'required' || e.kind === 'limited' || e.kind === 'forbidden')) {
+    const code = e.kind === 'required' ? 'session_required' : e.kind === 'limited' ? 'session_limited' : 'forbidden';
+    const wait = e.retryAfterSeconds;
+    return { status: ERROR_STATUS[code], body: { error: code, message: e.message }, ...(wait ? { headers: { 'Retry-After': String(wait) } } : {}) };
+  }
   if (e instanceof SessionError)
     return e.kind === 'not_found'
       ? { status: 404, body: { error: 'not_found', message: e.message } }

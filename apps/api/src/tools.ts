@@ -12,10 +12,13 @@ import {
   cardSession,
   cardView,
   createSession,
+  DEFAULT_POLICY,
   type Detail,
+  type EffectivePolicy,
   formatCardLine,
   fullIssue,
   getSession,
+  getTenantPolicy,
   idLookup,
   issueIds,
   listRounds,
@@ -72,13 +75,31 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   run(ctx: PlatformContext, tenant: string, input: z.output<I>, surface: Surface): Promise<object>;
 }
 
-/** What differs between the surfaces that serve the tools: the detail an answer has by default (HTTP full, MCP summary). */
+/** What differs between the surfaces that serve the tools: the detail an answer has by default (HTTP full, MCP summary), and the server's default policy. */
 export interface Surface {
   readonly detail: Detail;
   /** When a publish's bound passes (epoch ms): past it, cancelled before the commit, `accepted` after (see publishWithin). None: no bound. */
   readonly publishBy?: number | undefined;
   /** The request's own bound (its backstop): aborting it cancels a publish not yet committing. */
   readonly deadline?: AbortSignal | undefined;
+  /** The server's default policy (a tenant's own policy overrides it field by field); absent: DEFAULT_POLICY. */
+  readonly policy?: EffectivePolicy | undefined;
+}
+
+/**
+ * Where the tenant's policy requires a session, a verify or publish without one is refused
+ * (SessionError `required`: HTTP 428 `session_required`), naming how to open one. Called by the
+ * verify_build and publish tools only: the CLI's local commands and `bvl mcp` over stdio act on the
+ * user's own files and database and never pass here.
+ */
+async function requireSession(ctx: PlatformContext, tenant: string, input: { package: string; session?: string | undefined }, surface: Surface, what: string) {
+  if (input.session !== undefined) return;
+  const policy = (await getTenantPolicy(ctx, tenant, surface.policy ?? DEFAULT_POLICY)).effective;
+  if (policy.requireSession)
+    throw new SessionError(
+      `tenant ${JSON.stringify(tenant)} requires a build session to ${what}: open one with create_session (POST /v1/tenants/${tenant}/packages/${input.package}/sessions {"goal": "…"}) and pass its id as "session"`,
+      'required',
+    );
 }
 
 /** A draft write's answer: what it wrote, and the issues it caused in the view every answer uses. */
@@ -217,6 +238,7 @@ export const TOOLS = {
     readOnly: false,
     run: async (ctx, tenant, i, surface) => {
       await requirePackage(ctx, scopeOf(tenant, i));
+      await requireSession(ctx, tenant, i, surface, 'verify');
       return answerVerify(
         await verifyBuild(ctx, { ...scopeOf(tenant, i), session: i.session, usage: i.usage, fix: i.fix, verify: verifyOffloaded }),
         i,
@@ -252,6 +274,7 @@ export const TOOLS = {
     readOnly: false,
     run: async (ctx, tenant, i, surface) => {
       const scope = scopeOf(tenant, i);
+      await requireSession(ctx, tenant, i, surface, 'publish');
       const run = async (hooks?: PublishHooks) => {
         await requirePackage(ctx, scope);
         return publishBuild(ctx, {
@@ -318,11 +341,12 @@ export const TOOLS = {
   create_session: defineTool({
     name: 'create_session',
     title: 'Start a build session',
-    description: 'Start a bounded build session towards a goal (default 2 repair rounds); pass its id to verify_build and publish.',
+    description:
+      "Start a bounded build session towards a goal; pass its id to verify_build and publish. The tenant's policy caps the bounds (capped says which) and counts a package's sessions in a window.",
     input: SessionInput.extend(Pkg),
     output: SessionSchema,
     readOnly: false,
-    run: (ctx, tenant, i) => createSession(ctx, { ...scopeOf(tenant, i), goal: i.goal, bounds: i.bounds }),
+    run: (ctx, tenant, i, surface) => createSession(ctx, { ...scopeOf(tenant, i), goal: i.goal, bounds: i.bounds, serverPolicy: surface.policy }),
   }),
   get_session: defineTool({
     name: 'get_session',

@@ -17,7 +17,8 @@ import { TOOLS } from '../src/tools.ts';
 let server: RunningServer;
 let cwd: string;
 let client: Client;
-const env = ENGINE === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL } : {};
+// Sessions optional here (this suite also calls verify and publish without one); policy.test.ts covers the default.
+const env = { BVL_POLICY: '{"requireSession":false}', ...(ENGINE === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL } : {}) };
 
 beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'bvl-serve-'));

@@ -22,7 +22,7 @@ describe.runIf(ENGINE === 'postgres')('two bvl servers on one PostgreSQL', () =>
     token = (await createToken(platform, { tenant })).token;
     for (let i = 0; i < 2; i++) {
       const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(import.meta.dirname, 'serve-child.ts')], {
-        env: { ...process.env },
+        env: { ...process.env, BVL_POLICY: '{"requireSession":false}' },
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       children.push(child);

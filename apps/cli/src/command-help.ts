@@ -69,14 +69,15 @@ most $BVL_LOCK_WAIT_MS milliseconds (default 60000); after ~2 s a line on stderr
   },
   build: {
     summary: 'let the built-in agent build (or repair) an app through verify_build, bounded by a session',
-    usage: `usage: bvl build "<prompt>" [--tenant t] [--package p] [--max-rounds n] [--budget-usd x] [--budget-tokens n] [--from <stack>] [--format pretty|json]
+    usage: `usage: bvl build "<prompt>" [--tenant t] [--package p] [--max-rounds n] [--budget-usd x] [--budget-tokens n] [--budget-seconds s] [--from <stack>] [--format pretty|json]
 
   "<prompt>"           what the app is for (the session's goal)
   --tenant <t>         the tenant to build in (default "default")
   --package <p>        the package to build (default "default")
   --max-rounds <n>     repair rounds the session allows (default 2)
   --budget-usd <x>     stop when the model calls cost more (needs a known price: BVL_PRICES)
-  --budget-tokens <n>  stop when the model calls use more tokens
+  --budget-tokens <n>  stop when the model calls use more tokens (each call's max_tokens is what is left)
+  --budget-seconds <s> stop when the build has run this long (wall clock; a call in flight is cut off)
   --from <stack>       start from an existing app (staged as the package's drafts)
   --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
   --format <f>         pretty (default) or json
@@ -117,6 +118,19 @@ working folder. Runs until the client closes stdin.`,
   -h, --help           show this help
 
 A created token is printed once; bvl keeps only its hash.`,
+  },
+  policy: {
+    summary: "show or set a tenant's server policy (sessions required, bounds, the window)",
+    usage: `usage: bvl policy show --tenant t | bvl policy set --tenant t '<policy JSON>'
+
+  --tenant <t>         the tenant whose policy it is
+  -h, --help           show this help
+
+The operator's way to change a policy, loosening included (a tenant's own token can only tighten it
+over HTTP: PUT /v1/tenants/<t>/policy). A policy, every field optional:
+  {"requireSession": true, "defaults": {"maxRounds": 2}, "maximums": {"maxRounds": 5, "budgetTokens": 200000,
+   "budgetUsd": 2, "budgetMs": 900000, "idleMs": 3600000}, "windowMs": 3600000}
+Sessions already open keep their bounds. Prints what is in force (over BVL_POLICY, the server's default).`,
   },
   eval: { summary: EVAL_SUMMARY, usage: EVAL_USAGE },
   'eval-worker': { summary: EVAL_WORKER_SUMMARY, usage: EVAL_WORKER_USAGE },

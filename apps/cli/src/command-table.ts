@@ -19,6 +19,7 @@ const LOADERS = {
   serve: async () => (await import('./commands/serve.ts')).run,
   mcp: async () => (await import('./commands/mcp.ts')).run,
   token: async () => (await import('./commands/token.ts')).run,
+  policy: async () => (await import('./commands/policy.ts')).run,
   eval: async () => (await import('./commands/eval.ts')).run,
   'eval-worker': async () => (await import('./commands/eval-worker.ts')).run,
   baseline: async () => (await import('./commands/baseline.ts')).run,

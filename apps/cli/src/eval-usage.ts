@@ -17,6 +17,9 @@ export const EVAL_USAGE = `usage: bvl eval [--agent blueprint|openai[,…]] [--m
   --model <a,b>        the models the openai agent runs (default BVL_MODEL): several make a matrix, each
                        model a subject compared side by side (pass rate, pass@k, rounds, tokens, cost, latency)
   --judge-model <m>    grade the cases' rubric assertions with this model (not the agent's; same endpoint)
+  --budget-tokens <n>  cap every openai attempt's tokens (its session budget; a case's "budget" can only go lower);
+  --budget-usd <x>     its cost (needs the model's price: BVL_PRICES) and --budget-seconds <s> its wall clock:
+                       each model call's max_tokens is what is left, and a spent budget ends the attempt as budget
   --record <dir>       record every model call into a cassette: one plain JSON file per request
   --replay <dir>       answer every model call from a cassette, with no endpoint; a request it has no
                        answer for makes that attempt an error naming the request

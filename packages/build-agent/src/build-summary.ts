@@ -14,11 +14,14 @@ export function buildSummary(input: {
   readonly rounds: number;
   readonly issues: readonly BuildIssue[];
   readonly error?: string | undefined;
+  /** A clean build whose last turn crossed a budget: by how much. */
+  readonly overrun?: string | undefined;
 }): string {
   const errors = input.issues.filter((i) => i.severity === 'error');
   const warnings = input.issues.length - errors.length;
   const w = warnings ? `; ${warnings} warning(s)` : '';
-  if (input.stopReason === 'clean' && errors.length === 0) return `published clean after ${input.rounds} round(s)${w}`;
+  if (input.stopReason === 'clean' && errors.length === 0)
+    return `published clean after ${input.rounds} round(s)${w}${input.overrun ? ` (the last turn went over budget: ${input.overrun})` : ''}`;
   const named = errors.slice(0, MAX_SUMMARY_ERRORS).map((i) => `${i.code} on ${i.artifact.type} ${i.artifact.name}${i.path ? ` at ${i.path}` : ''}`);
   const more = errors.length > MAX_SUMMARY_ERRORS ? `, and ${errors.length - MAX_SUMMARY_ERRORS} more` : '';
   const remain = errors.length ? `${errors.length} error(s) remain: ${named.join('; ')}${more}` : 'no error remains';

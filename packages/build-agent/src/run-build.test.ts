@@ -4,7 +4,7 @@ import { latestProbeResult, listDrafts, type Platform, stageDrafts } from '@bvl/
 import { openTestPlatform, tenants } from '@bvl/platform/testing';
 import { listRounds } from '@bvl/verify-build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Script, type ScriptStep, startScriptedLlm } from '../test/scripted-llm.ts';
+import { type RecordedRequest, type Script, type ScriptStep, startScriptedLlm } from '../test/scripted-llm.ts';
 import { createAgentClient } from './agent-client.ts';
 import { AGENT_TOOL_NAMES } from './agent-tools.ts';
 import { type BuildBounds, BuildSetupError } from './build-bounds.ts';
@@ -84,6 +84,9 @@ async function build(
     await llm.close();
   }
 }
+
+/** The prompt's tokens as bvl estimates them (JSON characters of messages and tools / 4): what an honest scripted endpoint reports. */
+const promptTokens = (req: RecordedRequest) => Math.ceil(JSON.stringify([req.body.messages, req.body.tools]).length / 4);
 
 /** The build stayed draft: nothing was published, the drafts are still there. */
 async function staysDraft(scope: { tenant: string; package: string }) {
@@ -195,32 +198,104 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
   });
 
   it('a token budget stops the build: spent between rounds (no round to decide it), the agent stops the session itself', async () => {
-    const usage = { prompt_tokens: 300, completion_tokens: 100 };
+    // The endpoint counts far more prompt tokens than bvl estimated: the budget is spent after the call.
+    const usage = { prompt_tokens: 20_000, completion_tokens: 100 };
     const { result, scope } = await build(
       [
         { calls: [{ tool: 'verify_build' }], usage },
         { calls: [{ tool: 'list_artifacts' }], usage },
-        { calls: [{ tool: 'list_artifacts' }], usage },
       ],
-      { bounds: { budgetTokens: 1000 } },
+      { bounds: { budgetTokens: 12_000 } },
     );
-    expect(result).toMatchObject({ published: false, stopReason: 'budget', session: { rounds: 1, usage: { tokensIn: 900, tokensOut: 300 } } });
-    expect(result.summary).toContain('tokens 1200 > 1000');
+    expect(result).toMatchObject({ published: false, stopReason: 'budget', session: { rounds: 1, usage: { tokensIn: 20_000, tokensOut: 100 } } });
+    expect(result.summary).toContain('tokens 20100 > 12000');
     expect(result.summary).toContain('1 error(s) remain: dangling_dataset on dashboard exp_spending at /widgets/2/dataset');
     await staysDraft(scope);
   });
 
   it('a token budget spent in a round that changed the drafts is decided by that round', async () => {
-    const usage = { prompt_tokens: 500, completion_tokens: 100 };
+    const usage = { prompt_tokens: 20_000, completion_tokens: 100 };
     const { result } = await build(
       [
         { ...stage(dashboard((w) => (w[1].title = 'x'))), usage },
         { calls: [{ tool: 'list_artifacts' }], usage },
       ],
-      { bounds: { budgetTokens: 1000 } },
+      { bounds: { budgetTokens: 12_000 } },
     );
     expect(result).toMatchObject({ published: false, stopReason: 'budget', session: { rounds: 1 } });
     expect(result.card.session?.rounds.map((r) => r.stopReason)).toEqual(['budget']);
+  });
+
+  it('budgets are reserved before each call: max_tokens is what is left after the prompt, so a budget is never passed', async () => {
+    // A 250-token budget cannot hold the first prompt: no call is made at all (it once ended at 360).
+    const tiny = await build([call('verify_build')], { bounds: { budgetTokens: 250 } });
+    expect(tiny.llm.requests).toHaveLength(0);
+    expect(tiny.result).toMatchObject({ stopReason: 'budget', published: false, usage: { turns: 0, tokensIn: 0, tokensOut: 0 } });
+    expect(tiny.result.summary).toMatch(/tokens: 0 used of 250, the next prompt is ~\d+: less than 64 completion tokens left for another call/);
+    // A greedy model that always writes all max_tokens allows, and an endpoint that counts the prompt as bvl estimates it.
+    const greedy = (req: RecordedRequest): ScriptStep => ({
+      calls: [{ tool: 'list_artifacts' }],
+      usage: { prompt_tokens: promptTokens(req), completion_tokens: Math.min(req.body.max_tokens ?? 1500, 1500) },
+    });
+    const { result, llm } = await build(
+      Array.from({ length: 10 }, () => greedy),
+      { bounds: { budgetTokens: 12_000 } },
+    );
+    expect(llm.requests.length).toBeGreaterThan(1);
+    for (const r of llm.requests) expect(r.body.max_tokens).toBeGreaterThanOrEqual(64);
+    expect(llm.requests[0]!.body.max_tokens).toBe(12_000 - promptTokens(llm.requests[0]!));
+    expect(result.stopReason).toBe('budget');
+    expect(result.usage.tokensIn + result.usage.tokensOut).toBeLessThanOrEqual(12_000);
+  });
+
+  it('a USD budget (from a configured price table) reserves max_tokens the same way and is never passed', async () => {
+    const greedy = (req: RecordedRequest): ScriptStep => ({
+      calls: [{ tool: 'list_artifacts' }],
+      usage: { prompt_tokens: promptTokens(req), completion_tokens: Math.min(req.body.max_tokens ?? 1500, 1500) },
+    });
+    const { result, llm } = await build(
+      Array.from({ length: 10 }, () => greedy),
+      {
+        bounds: { budgetUsd: 0.5 },
+        prices: { 'gpt-4o-mini': { input: 20, output: 40 } },
+      },
+    );
+    // $0.50 at $20 per million prompt tokens and $40 per million completion tokens.
+    const first = promptTokens(llm.requests[0]!);
+    expect(llm.requests[0]!.body.max_tokens).toBe(Math.floor(((0.5 - (first * 20) / 1e6) * 1e6) / 40));
+    expect(result.stopReason).toBe('budget');
+    expect(result.usage.costUsd).toBeLessThanOrEqual(0.5);
+    expect(result.session.usage.costUsd).toBeCloseTo(result.usage.costUsd, 10);
+  });
+
+  it('a build whose last turn made it clean is published even though that turn crossed the budget; the overrun is reported', async () => {
+    const over = { prompt_tokens: 20_000, completion_tokens: 100 };
+    const { result } = await build([call('verify_build'), { ...stage(dashboard(repaired)), usage: over }, call('list_artifacts')], {
+      bounds: { budgetTokens: 12_000 },
+    });
+    expect(result).toMatchObject({ ok: true, published: true, stopReason: 'clean' });
+    expect(result.overrun).toMatch(/^tokens \d+ > 12000$/);
+    expect(result.summary).toMatch(/^published clean after 3 round\(s\) \(the last turn went over budget: tokens \d+ > 12000\)$/);
+  });
+
+  it('--budget-seconds: a wall-clock budget cuts a call in flight off and stops the build as budget', async () => {
+    const { result, llm } = await build([call('verify_build'), { hang: true }], { bounds: { budgetMs: 1500 } });
+    expect(llm.requests).toHaveLength(2);
+    expect(result).toMatchObject({ stopReason: 'budget', published: false, session: { status: 'stopped', rounds: 1 } });
+    expect(result.summary).toMatch(/^stopped \(budget\): the session's budget is spent \(wall clock \d+ ms > 1500 ms, a model call was cut off\)/);
+  });
+
+  it('an endpoint that fails every call after the first stops the build as endpoint_error, not cancelled', async () => {
+    const { result, llm, scope } = await build([call('verify_build'), { status: 500 }, { status: 500 }, { status: 500 }], { retries: 2 });
+    expect(llm.requests).toHaveLength(4);
+    expect(result).toMatchObject({
+      ok: false,
+      published: false,
+      stopReason: 'endpoint_error',
+      session: { status: 'stopped', stopReason: 'endpoint_error', rounds: 1 },
+    });
+    expect(result.summary).toMatch(/^stopped \(endpoint_error\): the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 failed after 3 attempt\(s\): 500/);
+    await staysDraft(scope);
   });
 
   it('an abort (Ctrl-C) while the model is thinking ends the session as cancelled', async () => {
@@ -261,10 +336,10 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     ]);
   });
 
-  it('an endpoint that fails for good ends the build with an error (session cancelled, build draft)', async () => {
+  it('an endpoint that fails for good ends the build with an error (session endpoint_error, build draft)', async () => {
     const { result, llm, scope } = await build([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
     expect(llm.requests).toHaveLength(1);
-    expect(result).toMatchObject({ ok: false, published: false, stopReason: 'cancelled' });
+    expect(result).toMatchObject({ ok: false, published: false, stopReason: 'endpoint_error' });
     expect(result.error).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 failed after 1 attempt\(s\): 401 Incorrect API key provided$/);
     expect(result.errorStatus).toBe(401);
     await staysDraft(scope);
@@ -279,7 +354,7 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     const limited = { status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'Rate limit reached for gpt-4o-mini' } } };
     const { result, llm } = await build([limited, limited, limited], { retries: 2 });
     expect(llm.requests).toHaveLength(3);
-    expect(result).toMatchObject({ ok: false, stopReason: 'cancelled', errorStatus: 429 });
+    expect(result).toMatchObject({ ok: false, stopReason: 'endpoint_error', errorStatus: 429 });
     expect(result.error).toMatch(/failed after 3 attempt\(s\): 429 Rate limit reached for gpt-4o-mini$/);
   });
 
@@ -343,7 +418,7 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
 
   it('an endpoint that answers no choice ends the build with an error', async () => {
     const { result } = await build([{ raw: { id: 'y', object: 'chat.completion', created: 1, model: 'm', choices: [] } }]);
-    expect(result).toMatchObject({ stopReason: 'cancelled', published: false, error: expect.stringMatching(/answered no choice$/) });
+    expect(result).toMatchObject({ stopReason: 'endpoint_error', published: false, error: expect.stringMatching(/answered no choice$/) });
   });
 
   it('a round is bounded in model turns: bvl verifies for the agent, and stops it for no progress', async () => {
@@ -363,18 +438,6 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
   it('an agent that ends its turn when verify says publish is published by bvl', async () => {
     const { result } = await build([call('verify_build'), stage(dashboard(repaired)), call('verify_build'), { say: 'Done.' }]);
     expect(result).toMatchObject({ ok: true, published: true, stopReason: 'clean' });
-  });
-
-  it('a USD budget (from a configured price table) stops the build like a token budget', async () => {
-    const { result } = await build([call('verify_build'), call('list_artifacts')], {
-      bounds: { budgetUsd: 0.5 },
-      prices: { 'gpt-4o-mini': { input: 2000, output: 2000 } },
-    });
-    // Turns of 120 tokens at $2000 per million cost $0.24 each: the third passes $0.50.
-    expect(result).toMatchObject({ stopReason: 'budget', published: false, usage: { turns: 3 } });
-    expect(result.usage.costUsd).toBeCloseTo(0.72, 10);
-    expect(result.session.usage.costUsd).toBeCloseTo(0.72, 10);
-    expect(result.summary).toContain('cost $0.7200 > $0.5');
   });
 
   it('a call that times out is retried', async () => {

@@ -22,7 +22,7 @@ import {
 import type OpenAI from 'openai';
 import type { AgentClient } from './agent-client.ts';
 import { type AgentToolName, type ParsedCall, parseToolCall, toolDefinitions } from './agent-tools.ts';
-import { type BuildBounds, MAX_IDLE_INTERVENTIONS, splitBounds } from './build-bounds.ts';
+import { type BuildBounds, estimateTokens, MAX_IDLE_INTERVENTIONS, reserveCall, splitBounds } from './build-bounds.ts';
 import { buildSummary } from './build-summary.ts';
 import { reviewFailedIssue } from './intent-review.ts';
 import { publishForModel, toolJson, verifyForModel } from './model-view.ts';
@@ -83,6 +83,8 @@ export interface BuildResult {
   readonly error?: string | undefined;
   /** With `error`: the HTTP status the endpoint last answered, when it answered one (429: rate limited). */
   readonly errorStatus?: number | undefined;
+  /** The build ended clean, but the turn that made it clean spent past a budget: by how much. */
+  readonly overrun?: string | undefined;
 }
 
 type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
@@ -96,8 +98,11 @@ type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
  * bounded too: a round gets `maxTurnsPerRound` model turns, then bvl verifies for the agent (and
  * publishes when verify says so); {@link MAX_IDLE_INTERVENTIONS} such interventions that change
  * nothing stop the session as `no_progress`; a budget spent between rounds stops it as `budget`;
- * an abort as `cancelled`. A clean publish is followed by the intent review. Never reports as
- * published what was not.
+ * an abort as `cancelled`; an endpoint that fails after its retries as `endpoint_error`. Budgets
+ * are reserved before each model call: its `max_tokens` is what the token and USD budgets leave
+ * after the prompt, and the wall-clock budget cuts a call in flight off; a turn that makes the
+ * build clean still publishes when it crossed a budget (the overrun is reported). A clean publish
+ * is followed by the intent review. Never reports as published what was not.
  */
 export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   const { platform, scope, client, signal } = input;
@@ -218,16 +223,27 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       session = await stopSession(platform, { ...ref, reason: 'no_progress' });
     }
   };
-  /** A budget spent between rounds: report the usage (a changed draft set records the stopping round), else stop here. */
-  const checkBudget = async () => {
-    const u = meter.usage;
-    const spent = exceededBudget(session.bounds, { ...u, elapsedMs: platform.now().getTime() - Date.parse(session.createdAt) });
-    if (!spent) return;
+  /**
+   * A budget spent between rounds: report the usage (a changed draft set records the stopping
+   * round; one that is clean goes on to publish, over budget or not), else stop here.
+   */
+  const stopForBudget = async (spent: string) => {
     await verifyNow();
+    if (session.status === 'open' && next === 'publish' && !dirty) await publishNow();
     if (session.status !== 'open') return;
     stopWhy = `the session's budget is spent (${spent})`;
     session = await stopSession(platform, { ...ref, reason: 'budget' });
   };
+  const elapsedMs = () => platform.now().getTime() - Date.parse(session.createdAt);
+  const checkBudget = async () => {
+    const spent = exceededBudget(session.bounds, { ...meter.usage, elapsedMs: elapsedMs() });
+    if (spent) await stopForBudget(spent);
+  };
+  /** The prompt's size as the endpoint last counted it, and the characters it had then: the next prompt is estimated from it. */
+  let lastPrompt: { tokens: number; chars: number } | undefined;
+  /** The wall-clock budget as a signal: a call still in flight when it runs out is cut off. */
+  const deadline = session.bounds.budgetMs !== undefined ? AbortSignal.timeout(Math.max(1, session.bounds.budgetMs - elapsedMs())) : undefined;
+  const callSignal = signal && deadline ? AbortSignal.any([signal, deadline]) : (signal ?? deadline);
 
   try {
     messages.push({ role: 'user', content: await openingMessage(platform, scope, input.prompt, session) });
@@ -238,10 +254,22 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
         await intervene(`You used the ${maxTurnsPerRound} model turns of this round`);
         continue;
       }
-      const completion = await runChat(client, { messages, tools, tool_choice: 'auto' }, { signal, onRetry });
+      const chars = JSON.stringify([messages, tools]).length;
+      const prompt = lastPrompt ? lastPrompt.tokens + Math.ceil(Math.max(0, chars - lastPrompt.chars) / 4) : estimateTokens([messages, tools]);
+      const reserved = reserveCall(session.bounds, meter.usage, prompt, client.price);
+      if (!reserved.ok) {
+        await stopForBudget(reserved.spent);
+        continue;
+      }
+      const completion = await runChat(
+        client,
+        { messages, tools, tool_choice: 'auto', ...(reserved.maxTokens !== undefined ? { max_tokens: reserved.maxTokens } : {}) },
+        { signal: callSignal, onRetry },
+      );
       meter.turns++;
       roundTurns++;
       meter.add(completion.usage);
+      if (completion.usage?.prompt_tokens) lastPrompt = { tokens: completion.usage.prompt_tokens, chars };
       const msg = completion.choices[0]?.message;
       if (!msg) throw new ModelCallError(`the model endpoint ${client.endpoint} answered no choice`);
       const calls = normalizeCalls(msg.tool_calls, meter.turns);
@@ -257,11 +285,14 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
     if (signal?.aborted) {
       stopWhy = 'the build was cancelled';
       session = await cancelSession(platform, ref);
+    } else if (deadline?.aborted) {
+      stopWhy = `the session's budget is spent (wall clock ${elapsedMs()} ms > ${session.bounds.budgetMs} ms, a model call was cut off)`;
+      session = await stopSession(platform, { ...ref, reason: 'budget' });
     } else if (e instanceof ModelCallError) {
       error = e.message;
       errorStatus = e.status;
       stopWhy = error;
-      session = await cancelSession(platform, ref);
+      session = await stopSession(platform, { ...ref, reason: 'endpoint_error' });
     } else {
       await cancelSession(platform, ref).catch(() => undefined);
       throw e;
@@ -300,18 +331,20 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
         })
       : final.card;
     const why = stopWhy ?? (await lastWhy()) ?? '';
+    const over = session.stopReason === 'clean' ? exceededBudget(session.bounds, { ...meter.usage, elapsedMs: elapsedMs() }) : undefined;
     return {
       ok: session.stopReason === 'clean' && !issues.some((i) => i.severity === 'error'),
       published,
       session,
       stopReason: session.stopReason,
-      summary: buildSummary({ stopReason: session.stopReason, why, published, rounds: session.rounds, issues, error }),
+      summary: buildSummary({ stopReason: session.stopReason, why, published, rounds: session.rounds, issues, error, overrun: over }),
       issues,
       card,
       usage: meter.usage,
       ...(review ? { review: review.verdict } : {}),
       ...(error ? { error } : {}),
       ...(errorStatus !== undefined ? { errorStatus } : {}),
+      ...(over ? { overrun: over } : {}),
     };
   }
 }

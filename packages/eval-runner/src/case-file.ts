@@ -16,6 +16,33 @@ const Terms = z.array(z.string().regex(/[a-z0-9]/i, 'a term needs a letter or di
 const RoleMatch = { role: RoleName, match: Terms, exclude: Terms.optional() };
 
 /** An issue verification must report once a defect set is applied: its code, artifact and (optionally) path. */
+/** An attempt's budgets: tokens (in + out), US dollars (needs the model's price) and seconds of wall clock. */
+export const AttemptBudgetSchema = z.strictObject({
+  tokens: z.int().positive().optional(),
+  usd: z.number().positive().optional(),
+  seconds: z.number().positive().max(86_400).optional(),
+});
+export type AttemptBudget = z.output<typeof AttemptBudgetSchema>;
+
+/**
+ * An attempt's session budgets: the lower of the case's and the run's cap (`bvl eval --budget-*`)
+ * for each, as session bounds (tokens, USD, milliseconds). Pure.
+ */
+export function attemptBounds(
+  budget: AttemptBudget | undefined,
+  cap: AttemptBudget | undefined,
+): { budgetTokens?: number; budgetUsd?: number; budgetMs?: number } {
+  const min = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+  const tokens = min(budget?.tokens, cap?.tokens);
+  const usd = min(budget?.usd, cap?.usd);
+  const seconds = min(budget?.seconds, cap?.seconds);
+  return {
+    ...(tokens !== undefined ? { budgetTokens: tokens } : {}),
+    ...(usd !== undefined ? { budgetUsd: usd } : {}),
+    ...(seconds !== undefined ? { budgetMs: Math.round(seconds * 1000) } : {}),
+  };
+}
+
 export const ExpectedIssueSchema = z.strictObject({
   code: z.string().refine(isCatalogueCode, 'must be a code of the BuildIssue catalogue'),
   artifact: ArtifactRefSchema.strict(),
@@ -153,6 +180,8 @@ export const CaseFileSchema = z
     tags: z.array(KebabName),
     /** Repair rounds the agent may use. */
     maxRounds: z.int().min(0).max(20),
+    /** What one attempt of a model agent may spend: its session's token, USD and wall-clock budgets (`bvl eval --budget-*` can only lower them). */
+    budget: AttemptBudgetSchema.optional(),
     assertions: z.array(AssertionSchema).min(1),
     defects: z.record(KebabName, DefectSetSchema).default({}),
     /**

@@ -1,6 +1,6 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import type { PackageScope, PlatformContext } from '@bvl/platform';
-import type { Assertion, Blueprint, DefectSet } from './case-file.ts';
+import type { Assertion, AttemptBudget, Blueprint, DefectSet } from './case-file.ts';
 
 /** The variant of a case that stages its blueprint as it is. */
 export const CLEAN_VARIANT = 'clean';
@@ -21,6 +21,8 @@ export interface EvalCase {
   readonly promptVariant: string;
   readonly tags: readonly string[];
   readonly maxRounds: number;
+  /** The case's budget for one attempt of a model agent, when it sets one. */
+  readonly budget?: AttemptBudget | undefined;
   readonly assertions: readonly Assertion[];
   /** `clean`, or a defect set's name. */
   readonly variant: string;

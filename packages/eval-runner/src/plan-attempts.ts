@@ -114,6 +114,7 @@ export function evalCaseOf(c: GoldenCase, variant: string, promptVariant: string
     promptVariant,
     tags: c.tags,
     maxRounds: c.maxRounds,
+    ...(c.budget ? { budget: c.budget } : {}),
     assertions: c.assertions,
     variant,
     recorded: c.origin !== undefined,

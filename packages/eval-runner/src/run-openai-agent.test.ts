@@ -3,6 +3,7 @@ import { createSession } from '@bvl/verify-build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_DIR } from '../test/golden-support.ts';
 import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { type AttemptBudget, attemptBounds } from './case-file.ts';
 import { RateLimitedError } from './eval-agent.ts';
 import { type GoldenCase, loadGoldenCases } from './golden-case.ts';
 import { evalCaseOf } from './plan-attempts.ts';
@@ -22,12 +23,12 @@ afterAll(async () => {
 });
 
 function builder(result: { error?: string; errorStatus?: number } = {}) {
-  const seen: Array<{ prompt: string; maxRounds: number; drafts: number }> = [];
+  const seen: Array<{ prompt: string; maxRounds: number; drafts: number; budget?: AttemptBudget }> = [];
   const b: AgentBuilder = {
     model: 'gpt-test',
     endpoint: 'http://127.0.0.1:9/v1',
-    async build({ platform: p, scope, prompt, maxRounds }) {
-      seen.push({ prompt, maxRounds, drafts: (await listDrafts(p, scope)).length });
+    async build({ platform: p, scope, prompt, maxRounds, budget }) {
+      seen.push({ prompt, maxRounds, drafts: (await listDrafts(p, scope)).length, ...(budget ? { budget } : {}) });
       const session = await createSession(p, { ...scope, goal: prompt });
       return { session: { id: session.id }, usage: { tokensIn: 1200, tokensOut: 300, costUsd: 0.002 }, ...result };
     },
@@ -67,5 +68,15 @@ describe('openaiAgent', () => {
       signal: signal(),
     });
     expect(r.error).toContain('503 unavailable');
+  });
+
+  it("passes the case's budget to the builder; the run's cap only lowers it", async () => {
+    const { b, seen } = builder();
+    const c = { ...helpdesk(), budget: { tokens: 50_000, seconds: 300 } };
+    await openaiAgent(b).run({ platform, scope: { tenant: made.next('oa'), package: 'app' }, case: evalCaseOf(c, 'clean'), signal: signal() });
+    expect(seen[0]!.budget).toEqual({ tokens: 50_000, seconds: 300 });
+    expect(attemptBounds(c.budget, { tokens: 20_000, usd: 1 })).toEqual({ budgetTokens: 20_000, budgetUsd: 1, budgetMs: 300_000 });
+    expect(attemptBounds(c.budget, { tokens: 90_000 })).toEqual({ budgetTokens: 50_000, budgetMs: 300_000 });
+    expect(attemptBounds(undefined, undefined)).toEqual({});
   });
 });

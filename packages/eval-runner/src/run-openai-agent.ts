@@ -1,6 +1,7 @@
 import { collectStack } from '@bvl/metadata';
 import type { PackageScope, PlatformContext } from '@bvl/platform';
 import { stageDrafts } from '@bvl/platform';
+import type { AttemptBudget } from './case-file.ts';
 import { type AgentReview, CLEAN_VARIANT, type EvalAgent, type EvalAgentResult, type EvalUsage, RateLimitedError } from './eval-agent.ts';
 
 /**
@@ -18,6 +19,8 @@ export interface AgentBuilder {
     readonly scope: PackageScope;
     readonly prompt: string;
     readonly maxRounds: number;
+    /** The case's budget for the attempt (the composition root may lower it, never raise it). */
+    readonly budget?: AttemptBudget | undefined;
     readonly signal: AbortSignal;
   }): Promise<{
     readonly session: { readonly id: string };
@@ -46,7 +49,7 @@ export function openaiAgent(builder: AgentBuilder): EvalAgent {
     async run({ platform, scope, case: c, signal }): Promise<EvalAgentResult> {
       signal.throwIfAborted();
       if (c.variant !== CLEAN_VARIANT || c.recorded) await stageDrafts(platform, scope, collectStack(c.start, { draft: true }));
-      const r = await builder.build({ platform, scope, prompt: c.prompt, maxRounds: c.maxRounds, signal });
+      const r = await builder.build({ platform, scope, prompt: c.prompt, maxRounds: c.maxRounds, budget: c.budget, signal });
       if (r.error !== undefined && r.errorStatus === 429) throw new RateLimitedError(r.error);
       return {
         sessionId: r.session.id,

@@ -203,6 +203,14 @@ export interface AiEvalRunsTable {
   judge_cost_usd: ColumnType<number, number | undefined, number>;
 }
 
+/** `bvl.tenant_policies`: a tenant's server policy (validated by verify-build's TenantPolicySchema). */
+export interface TenantPoliciesTable {
+  tenant_id: string;
+  policy: Json;
+  version: ColumnType<number, number | undefined, number>;
+  updated_at: ColumnType<Date, string, string>;
+}
+
 /** The `bvl` schema as kysely sees it (tables are schema-qualified). */
 export interface BvlDatabase {
   'bvl.tenants': TenantsTable;
@@ -216,6 +224,7 @@ export interface BvlDatabase {
   'bvl.ai_eval_cases': AiEvalCasesTable;
   'bvl.ai_eval_batches': AiEvalBatchesTable;
   'bvl.ai_eval_runs': AiEvalRunsTable;
+  'bvl.tenant_policies': TenantPoliciesTable;
 }
 
 /** Which engine is behind the dialect; only messages and docs differ. */

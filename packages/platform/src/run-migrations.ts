@@ -261,6 +261,22 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  '0007_tenant_policy': {
+    async up(db: Kysely<unknown>) {
+      // A tenant's server policy (sessions required, default and maximum bounds, the window its
+      // packages' sessions share); no row: the server's default policy.
+      await db.schema
+        .withSchema('bvl')
+        .createTable('tenant_policies')
+        .addColumn('tenant_id', 'text', (c) => c.primaryKey().references('bvl.tenants.id').onDelete('cascade'))
+        .addColumn('policy', 'jsonb', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      // The window rule reads a package's recent sessions; expiry sweeps open ones by last touch.
+      await db.schema.withSchema('bvl').createIndex('build_sessions_open').on('build_sessions').columns(['status', 'updated_at']).execute();
+    },
+  },
 };
 
 /** The `bvl.try_*(text)` parsers migration 0004 creates, and the type each returns (null when the text is not one). */

@@ -28,7 +28,22 @@ describe('decideRound', () => {
       'budget',
       'stop',
     ],
-    ['a spent USD budget stops even a clean round', [v('a')], [], { usage: { ...usage, costUsd: 2 }, bounds: bounds({ budgetUsd: 1 }) }, 'budget', 'stop'],
+    [
+      'a clean round that spent the USD budget still publishes',
+      [v('a')],
+      [],
+      { usage: { ...usage, costUsd: 2 }, bounds: bounds({ budgetUsd: 1 }) },
+      undefined,
+      'publish',
+    ],
+    [
+      'a publish round with L3 errors and a spent budget stops',
+      [v('a'), v()],
+      ['e1'],
+      { kind: 'publish' as const, usage: { ...usage, costUsd: 2 }, bounds: bounds({ budgetUsd: 1 }) },
+      'budget',
+      'stop',
+    ],
     ['wall clock budget', [], ['a'], { usage: { ...usage, elapsedMs: 61_000 }, bounds: bounds({ budgetMs: 60_000 }) }, 'budget', 'stop'],
     ['cancelled wins over everything', [v('a')], [], { cancelled: true }, 'cancelled', 'stop'],
     ['a publish round with no L3 error: clean', [v('a'), v()], [], { kind: 'publish' as const }, 'clean', 'stop'],
@@ -39,6 +54,16 @@ describe('decideRound', () => {
     expect(d.stop).toBe(stop);
     expect(d.next).toBe(next);
     expect(d.why.length).toBeGreaterThan(0);
+  });
+
+  it('a clean round over budget says the overrun; an oscillation names each issue that is back and its rounds', () => {
+    expect(decide([v('a')], [], { usage: { ...usage, costUsd: 2 }, bounds: bounds({ budgetUsd: 1 }) }).why).toMatch(/over budget: cost \$2\.0000 > \$1/);
+    const d = decide([v('a', 'b'), v('b')], ['a', 'b'], {
+      bounds: bounds({ maxRounds: 5 }),
+      labels: { a: 'unknown_measure on dashboard "spending" at /widgets/0' },
+    });
+    expect(d.stop).toBe('oscillation');
+    expect(d.why).toContain('unknown_measure on dashboard "spending" at /widgets/0 (in round 0, fixed in round 1, back in round 2)');
   });
 
   it('compares rounds of the same kind: an L3 fingerprint absent from verify rounds is not "reappeared"', () => {

@@ -53,7 +53,12 @@ export interface RoundInput {
   readonly cancelled?: boolean;
   /** Fingerprints of earlier issues that this round's issues mask (see mask-issues.ts). */
   readonly masked?: readonly string[] | undefined;
+  /** How to name an issue in a `why` (fingerprint → e.g. `unknown_measure on widget "w" of dashboard "d"`); unnamed: its fingerprint. */
+  readonly labels?: Readonly<Record<string, string>> | undefined;
 }
+
+/** Most issues a `why` names one by one (the rest are counted). */
+export const MAX_WHY_ISSUES = 5;
 
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 
@@ -87,8 +92,8 @@ export function repairRoundsOf(history: readonly PastRound[]): number {
 /**
  * The build session's state machine: given the rounds so far and this round's blocking issues,
  * decide whether the session goes on and what the agent does next. In order: a cancelled session
- * stops; a publish round with no L3 error is `clean`; a spent budget stops; a verify round with no
- * L1/L2 error goes on to publish; a blocking fingerprint that an earlier round fixed is back
+ * stops; a publish round with no L3 error is `clean`; a verify round with no L1/L2 error goes on
+ * to publish (even when its turn spent the budget: the overrun is in `why`); a spent budget stops; a blocking fingerprint that an earlier round fixed is back
  * (`oscillation`); the error set has not shrunk for `noProgressRounds` rounds (`no_progress`); the
  * repair rounds are used up (`max_rounds`); else the agent repairs. Pure and total.
  */
@@ -107,10 +112,15 @@ export function decideRound(input: RoundInput): RoundDecision {
   if (input.cancelled) return decided('cancelled', 'stop', 'the session was cancelled');
   if (kind === 'publish' && errors.length === 0) return decided('clean', 'stop', 'published, and the runtime probes found no error');
   const spent = exceededBudget(bounds, usage);
+  // The turn that made the build clean is not thrown away for what it cost: it publishes, and the overrun is said.
+  if (kind === 'verify' && errors.length === 0)
+    return decided(
+      undefined,
+      'publish',
+      spent ? `no L1/L2 error: publish the build (over budget: ${spent}; no repair round is left after this)` : 'no L1/L2 error: publish the build',
+    );
   if (spent) return decided('budget', 'stop', `the session's budget is spent (${spent})`);
-  if (kind === 'verify' && errors.length === 0) return decided(undefined, 'publish', 'no L1/L2 error: publish the build');
-  if (errorDiff.reappeared.length > 0)
-    return decided('oscillation', 'stop', `${errorDiff.reappeared.length} issue(s) an earlier round fixed are back: the repairs undo each other`);
+  if (errorDiff.reappeared.length > 0) return decided('oscillation', 'stop', oscillationWhy(history, kind, errorDiff.reappeared, input.labels ?? {}));
   if (repairRounds >= bounds.maxRounds)
     return decided('max_rounds', 'stop', `all ${bounds.maxRounds} repair round(s) are used and ${errors.length} error(s) remain`);
   // A masked error is not progress: it still counts (every code MASKS hides is an error).
@@ -119,4 +129,29 @@ export function decideRound(input: RoundInput): RoundDecision {
   if (same.length > k && same.slice(-k - 1).every((n, i, xs) => i === 0 || n >= xs[i - 1]!))
     return decided('no_progress', 'stop', `the error count has not gone down for ${k} round(s) (${same.slice(-k - 1).join(' → ')})`);
   return decided(undefined, 'repair', `${errors.length} error(s) to repair; ${bounds.maxRounds - repairRounds} repair round(s) left`);
+}
+
+/**
+ * The `why` of an oscillation: each issue that is back, by name, with the round it was last seen
+ * in, the round that fixed it and this round (round numbers as recorded, from 0).
+ */
+export function oscillationWhy(
+  history: readonly PastRound[],
+  kind: RoundKind,
+  reappeared: readonly string[],
+  labels: Readonly<Record<string, string>>,
+): string {
+  const now = history.length;
+  const parts = reappeared.slice(0, MAX_WHY_ISSUES).map((fp) => {
+    let seenIn = -1;
+    for (let i = history.length - 1; i >= 0; i--)
+      if (history[i]!.kind === kind && history[i]!.errors.includes(fp)) {
+        seenIn = i;
+        break;
+      }
+    const fixedIn = history.findIndex((r, i) => i > seenIn && r.kind === kind && !r.errors.includes(fp));
+    return `${labels[fp] ?? fp} (in round ${seenIn}, fixed in round ${fixedIn}, back in round ${now})`;
+  });
+  const rest = reappeared.length - parts.length;
+  return `${reappeared.length} issue(s) an earlier round fixed are back, so the repairs undo each other: ${parts.join('; ')}${rest > 0 ? `; and ${rest} more` : ''}`;
 }

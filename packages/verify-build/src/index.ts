@@ -28,7 +28,9 @@ export { type BuildCard, buildCard, type CardLayer, type CardProbes, type CardRo
 export {
   decideRound,
   diffRound,
+  MAX_WHY_ISSUES,
   type NextStep,
+  oscillationWhy,
   type PastRound,
   type RoundDecision,
   type RoundDiff,
@@ -49,6 +51,7 @@ export {
   cancelSession,
   createSession,
   type ExternalStopReason,
+  expireSessions,
   type FixChange,
   getSession,
   lastRoundIssues,
@@ -62,11 +65,14 @@ export {
   sessionOf,
   stopSession,
 } from './run-session-store.ts';
-export { cardProbes, cardSession, maskedSince, type VerifyBuildInput, type VerifyBuildResult, verifyBuild } from './run-verify-build.ts';
+export { getTenantPolicy, type PolicyView, putTenantPolicy } from './run-tenant-policy.ts';
+export { cardProbes, cardSession, issueLabels, maskedSince, type VerifyBuildInput, type VerifyBuildResult, verifyBuild } from './run-verify-build.ts';
 export {
+  DEFAULT_IDLE_MS,
   DEFAULT_MAX_ROUNDS,
   DEFAULT_NO_PROGRESS_ROUNDS,
   exceededBudget,
+  MAX_IDLE_MS,
   MAX_MAX_ROUNDS,
   type SessionBounds,
   SessionBoundsSchema,
@@ -75,6 +81,20 @@ export {
   type StopReason,
 } from './session-bounds.ts';
 export { MAX_GOAL_LENGTH, SessionError } from './session-error.ts';
+export {
+  type BoundsDecision,
+  DEFAULT_POLICY,
+  decideBounds,
+  type EffectivePolicy,
+  effectivePolicy,
+  loosenings,
+  MAX_WINDOW_MS,
+  type PolicyBounds,
+  PolicyBoundsSchema,
+  type TenantPolicy,
+  TenantPolicySchema,
+  type WindowUse,
+} from './tenant-policy.ts';
 export {
   AnswerError,
   type AnswerProblem,

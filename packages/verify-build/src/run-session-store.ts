@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { BuildIssue } from '@bvl/build-issue';
 import { checkScope, ensureTenant, type PackageScope, type PlatformContext } from '@bvl/platform';
 import type { NextStep, RoundDecision, RoundDiff, RoundKind } from './decide-round.ts';
-import { type SessionBounds, SessionBoundsSchema, type StopReason } from './session-bounds.ts';
+import { getTenantPolicy } from './run-tenant-policy.ts';
+import { DEFAULT_IDLE_MS, type SessionBounds, SessionBoundsSchema, type StopReason } from './session-bounds.ts';
 import { MAX_GOAL_LENGTH, SessionError } from './session-error.ts';
+import { DEFAULT_POLICY, decideBounds, type EffectivePolicy, type WindowUse } from './tenant-policy.ts';
 
 /** A build session as every surface shows it. */
 export interface SessionView {
@@ -21,6 +23,10 @@ export interface SessionView {
   readonly usage: { readonly tokensIn: number; readonly tokensOut: number; readonly costUsd: number; readonly elapsedMs: number };
   readonly createdAt: string;
   readonly publishedAt: string | null;
+  /** Last touched (a round, a usage report): an open session idle past `bounds.idleMs` since then is closed as `expired`. */
+  readonly updatedAt: string;
+  /** Only on the answer that created it: each bound the tenant's policy capped, and why. */
+  readonly capped?: readonly string[] | undefined;
 }
 
 /** A change the fixer made, as reported to the agent. */
@@ -73,7 +79,25 @@ type SessionRow = {
   cost_usd: number;
   published_at: Date | null;
   created_at: Date;
+  updated_at: Date;
 };
+
+const SESSION_COLUMNS = [
+  'id',
+  'tenant_id',
+  'package',
+  'goal',
+  'status',
+  'stop_reason',
+  'bounds',
+  'rounds',
+  'tokens_in',
+  'tokens_out',
+  'cost_usd',
+  'published_at',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** The store as a platform context holds it (a pool, a pinned connection, or a transaction). */
 type Db = PlatformContext['db'];
@@ -102,66 +126,174 @@ function toView(row: SessionRow, rounds: readonly RoundView[], now: Date): Sessi
     },
     createdAt: iso(row.created_at),
     publishedAt: row.published_at ? iso(row.published_at) : null,
+    updatedAt: iso(row.updated_at),
   };
 }
 
-/** Creates a build session for a package towards a goal, with bounds (defaults: 2 repair rounds). */
+/** The idle limit of a session's bounds (sessions opened before idle limits existed: the default). */
+const idleMsOf = (bounds: unknown): number => {
+  const ms = (bounds as { idleMs?: unknown } | null)?.idleMs;
+  return typeof ms === 'number' && ms > 0 ? ms : DEFAULT_IDLE_MS;
+};
+
+/**
+ * An open session idle past its limit is closed as `expired` when it is next touched (read,
+ * verified, published): a killed build does not leave its session open for good. Returns the row
+ * as it is now. The update is guarded by the same condition, so two readers at once expire it once.
+ */
+async function expireIfIdle(db: Db, row: SessionRow, now: Date): Promise<SessionRow> {
+  if (row.status !== 'open' || now.getTime() - new Date(row.updated_at).getTime() <= idleMsOf(row.bounds)) return row;
+  await db
+    .updateTable('bvl.build_sessions')
+    .set({ status: 'stopped', stop_reason: 'expired', updated_at: now.toISOString() })
+    .where('id', '=', row.id)
+    .where('status', '=', 'open')
+    .execute();
+  const again = await db.selectFrom('bvl.build_sessions').select(SESSION_COLUMNS).where('id', '=', row.id).executeTakeFirst();
+  return (again as SessionRow | undefined) ?? row;
+}
+
+/**
+ * The sweep: closes every open session (of one package, or all) idle past its limit as `expired`.
+ * Each session's own `idleMs` is read from its bounds. Returns how many it closed.
+ */
+export async function expireSessions(ctx: PlatformContext, scope?: PackageScope): Promise<number> {
+  let q = ctx.db.selectFrom('bvl.build_sessions').select(SESSION_COLUMNS).where('status', '=', 'open');
+  if (scope) q = q.where('tenant_id', '=', scope.tenant).where('package', '=', scope.package);
+  const now = ctx.now();
+  let closed = 0;
+  for (const row of (await q.execute()) as SessionRow[]) if ((await expireIfIdle(ctx.db, row, now)).status !== row.status) closed++;
+  return closed;
+}
+
+/** What the package's sessions opened within the window hold (see {@link WindowUse}); a session that ended clean holds nothing. */
+async function windowUse(db: Db, scope: PackageScope, now: Date, windowMs: number): Promise<WindowUse> {
+  if (windowMs <= 0) return { rounds: 0, tokens: 0, usd: 0 };
+  const since = new Date(now.getTime() - windowMs).toISOString();
+  const rows = (await db
+    .selectFrom('bvl.build_sessions')
+    .select(SESSION_COLUMNS)
+    .where('tenant_id', '=', scope.tenant)
+    .where('package', '=', scope.package)
+    .where('created_at', '>', since as unknown as Date)
+    .execute()) as SessionRow[];
+  const counted = rows.filter((r) => r.stop_reason !== 'clean');
+  if (counted.length === 0) return { rounds: 0, tokens: 0, usd: 0 };
+  const verifies = await db
+    .selectFrom('bvl.build_rounds')
+    .select(['session_id', (eb) => eb.fn.countAll<string>().as('n')])
+    .where(
+      'session_id',
+      'in',
+      counted.map((r) => r.id),
+    )
+    .where('kind', '=', 'verify')
+    .groupBy('session_id')
+    .execute();
+  const verified = new Map(verifies.map((v) => [v.session_id, Number(v.n)]));
+  let rounds = 0;
+  let tokens = 0;
+  let usd = 0;
+  for (const r of counted) {
+    const usedRounds = verified.get(r.id) ?? 0;
+    const usedTokens = Number(r.tokens_in) + Number(r.tokens_out);
+    const usedUsd = Number(r.cost_usd);
+    if (r.status === 'open') {
+      // An open session holds what it may still use: its whole bounds (or what it used, if more).
+      const b = SessionBoundsSchema.safeParse(r.bounds);
+      rounds += Math.max(usedRounds, (b.success ? b.data.maxRounds : 0) + 1);
+      tokens += Math.max(usedTokens, b.success ? (b.data.budgetTokens ?? 0) : 0);
+      usd += Math.max(usedUsd, b.success ? (b.data.budgetUsd ?? 0) : 0);
+    } else {
+      rounds += usedRounds;
+      tokens += usedTokens;
+      usd += usedUsd;
+    }
+  }
+  const oldest = Math.min(...counted.map((r) => new Date(r.created_at).getTime()));
+  return { rounds, tokens, usd: Math.round(usd * 1e6) / 1e6, freesAt: new Date(oldest + windowMs).toISOString() };
+}
+
+/**
+ * Creates a build session for a package towards a goal. Its bounds are decided once, here, under
+ * the tenant's policy (over `serverPolicy`, the server's default) and snapshotted with the session:
+ * a bound asked above the maximum gets the maximum (said in `capped`), an absent one the default,
+ * and the package's window (see TenantPolicySchema.windowMs) leaves it at most what the package's
+ * other recent sessions have not used or do not hold — none left is a {@link SessionError}
+ * `limited` with when some frees up. Creates are serialised per package (its row is locked), so
+ * two sessions opened at once cannot both take what the window has left; a later policy change
+ * never alters an open session's bounds.
+ */
 export async function createSession(
   ctx: PlatformContext,
-  input: { readonly tenant: string; readonly package: string; readonly goal: string; readonly bounds?: Partial<SessionBounds> | undefined },
+  input: {
+    readonly tenant: string;
+    readonly package: string;
+    readonly goal: string;
+    readonly bounds?: Partial<SessionBounds> | undefined;
+    readonly serverPolicy?: EffectivePolicy | undefined;
+  },
 ): Promise<SessionView> {
   const scope = { tenant: input.tenant, package: input.package };
   checkScope(scope);
   if (typeof input.goal !== 'string' || input.goal.trim() === '') throw new SessionError('a session needs a goal: what the app is for, in a sentence or more');
   if (input.goal.length > MAX_GOAL_LENGTH) throw new SessionError(`the goal is ${input.goal.length} characters, over the ${MAX_GOAL_LENGTH}-character limit`);
-  const parsed = SessionBoundsSchema.safeParse(input.bounds ?? {});
-  if (!parsed.success)
-    throw new SessionError(`invalid session bounds: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(bounds)'}: ${i.message}`).join('; ')}`);
+  const asked = SessionBoundsSchema.partial().safeParse(input.bounds ?? {});
+  if (!asked.success)
+    throw new SessionError(`invalid session bounds: ${asked.error.issues.map((i) => `${i.path.join('.') || '(bounds)'}: ${i.message}`).join('; ')}`);
   await ensureTenant(ctx, scope);
-  const at = ctx.now().toISOString();
-  const row = {
-    id: randomUUID(),
-    tenant_id: scope.tenant,
-    package: scope.package,
-    goal: input.goal,
-    status: 'open' as const,
-    stop_reason: null,
-    bounds: JSON.stringify(parsed.data),
-    created_at: at,
-    updated_at: at,
-  };
-  await ctx.db.insertInto('bvl.build_sessions').values(row).execute();
-  return getSession(ctx, { tenant: scope.tenant, id: row.id });
+  const id = randomUUID();
+  const capped = await ctx.db.transaction().execute(async (trx) => {
+    // One create per package at a time: the window is read and taken from under this lock.
+    await trx.selectFrom('bvl.packages').select('name').where('tenant_id', '=', scope.tenant).where('name', '=', scope.package).forUpdate().execute();
+    const now = ctx.now();
+    const tctx = { ...ctx, db: trx };
+    await expireSessions(tctx, scope);
+    const policy = (await getTenantPolicy(tctx, scope.tenant, input.serverPolicy ?? DEFAULT_POLICY)).effective;
+    const decision = decideBounds(asked.data as Partial<SessionBounds>, policy, await windowUse(trx, scope, now, policy.windowMs));
+    if (!decision.ok) {
+      const wait = decision.retryAt ? Math.max(1, Math.ceil((Date.parse(decision.retryAt) - now.getTime()) / 1000)) : undefined;
+      throw new SessionError(
+        `no new session for package ${JSON.stringify(scope.package)} now: ${decision.why}. ${wait ? `One can open in ${wait} s (at ${decision.retryAt}); ` : ''}a session that ends clean holds nothing, and cancelling an open one frees what it did not use.`,
+        'limited',
+        decision.retryAt,
+        wait,
+      );
+    }
+    const bounds = SessionBoundsSchema.safeParse(decision.bounds);
+    if (!bounds.success)
+      throw new SessionError(`invalid session bounds: ${bounds.error.issues.map((i) => `${i.path.join('.') || '(bounds)'}: ${i.message}`).join('; ')}`);
+    const at = now.toISOString();
+    await trx
+      .insertInto('bvl.build_sessions')
+      .values({
+        id,
+        tenant_id: scope.tenant,
+        package: scope.package,
+        goal: input.goal,
+        status: 'open' as const,
+        stop_reason: null,
+        bounds: JSON.stringify(bounds.data),
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    return decision.capped;
+  });
+  const view = await getSession(ctx, { tenant: scope.tenant, id });
+  return capped.length ? { ...view, capped } : view;
 }
 
-async function sessionRow(db: Db, tenant: string, id: string, lock?: 'update'): Promise<SessionRow> {
+async function sessionRow(db: Db, tenant: string, id: string, lock?: 'update', now?: Date): Promise<SessionRow> {
   checkScope({ tenant });
   // An id that is not a UUID cannot name a session; say so instead of asking the database.
   if (typeof id !== 'string' || !/^[0-9a-f-]{36}$/i.test(id)) throw new SessionError(`unknown session ${JSON.stringify(String(id).slice(0, 80))}`, 'not_found');
-  let q = db
-    .selectFrom('bvl.build_sessions')
-    .select([
-      'id',
-      'tenant_id',
-      'package',
-      'goal',
-      'status',
-      'stop_reason',
-      'bounds',
-      'rounds',
-      'tokens_in',
-      'tokens_out',
-      'cost_usd',
-      'published_at',
-      'created_at',
-    ])
-    .where('tenant_id', '=', tenant)
-    .where('id', '=', id);
+  let q = db.selectFrom('bvl.build_sessions').select(SESSION_COLUMNS).where('tenant_id', '=', tenant).where('id', '=', id);
   if (lock === 'update') q = q.forUpdate();
   const row = await q.executeTakeFirst();
   // Another tenant's session is "unknown" too: its existence does not leak.
   if (!row) throw new SessionError(`unknown session ${JSON.stringify(id)} in tenant ${JSON.stringify(tenant)}`, 'not_found');
-  return row as SessionRow;
+  return now ? expireIfIdle(db, row as SessionRow, now) : (row as SessionRow);
 }
 
 /** The round columns every view needs; `issues` (the big one) only when asked. */
@@ -224,7 +356,7 @@ export async function loadSession(ctx: PlatformContext, scope: PackageScope, id:
 
 /** The session and its rounds read on `db` (with `lock`: the session row locked for the caller's transaction). */
 async function readState(db: Db, now: Date, scope: PackageScope, id: string, lock?: 'update'): Promise<SessionState> {
-  const row = await sessionRow(db, scope.tenant, id, lock);
+  const row = await sessionRow(db, scope.tenant, id, lock, now);
   if (row.package !== scope.package)
     throw new SessionError(`session ${JSON.stringify(id)} builds package ${JSON.stringify(row.package)}, not ${JSON.stringify(scope.package)}`);
   const rounds = (await roundRows(db, row.id)).map((r) => toRound(r, []));
@@ -233,7 +365,7 @@ async function readState(db: Db, now: Date, scope: PackageScope, id: string, loc
 
 /** A session of the tenant; {@link SessionError} `not_found` for an unknown id (or another tenant's). */
 export async function getSession(ctx: PlatformContext, input: { readonly tenant: string; readonly id: string }): Promise<SessionView> {
-  const row = await sessionRow(ctx.db, input.tenant, input.id);
+  const row = await sessionRow(ctx.db, input.tenant, input.id, undefined, ctx.now());
   return toView(
     row,
     (await roundRows(ctx.db, row.id)).map((r) => toRound(r, [])),
@@ -251,21 +383,7 @@ export async function listSessions(ctx: PlatformContext, scope: PackageScope, li
   checkScope(scope);
   const rows = await ctx.db
     .selectFrom('bvl.build_sessions')
-    .select([
-      'id',
-      'tenant_id',
-      'package',
-      'goal',
-      'status',
-      'stop_reason',
-      'bounds',
-      'rounds',
-      'tokens_in',
-      'tokens_out',
-      'cost_usd',
-      'published_at',
-      'created_at',
-    ])
+    .select(SESSION_COLUMNS)
     .where('tenant_id', '=', scope.tenant)
     .where('package', '=', scope.package)
     .orderBy('created_at', 'desc')
@@ -276,7 +394,7 @@ export async function listSessions(ctx: PlatformContext, scope: PackageScope, li
   return Promise.all(
     rows.map(async (r) =>
       toView(
-        r as SessionRow,
+        await expireIfIdle(ctx.db, r as SessionRow, now),
         (await roundRows(ctx.db, r.id)).map((x) => toRound(x, [])),
         now,
       ),
@@ -442,7 +560,7 @@ export async function assertSessionOpen(trx: Db, tenant: string, id: string): Pr
 }
 
 /** Why a loop outside the rounds may stop a session: an abort, a budget spent between rounds, an agent that changed nothing. */
-export type ExternalStopReason = Extract<StopReason, 'cancelled' | 'budget' | 'no_progress'>;
+export type ExternalStopReason = Extract<StopReason, 'cancelled' | 'budget' | 'no_progress' | 'endpoint_error' | 'expired'>;
 
 /**
  * Stops an open session for a reason decided between rounds (an unchanged draft set records no
@@ -453,7 +571,7 @@ export async function stopSession(
   ctx: PlatformContext,
   input: { readonly tenant: string; readonly id: string; readonly reason: ExternalStopReason },
 ): Promise<SessionView> {
-  const row = await sessionRow(ctx.db, input.tenant, input.id);
+  const row = await sessionRow(ctx.db, input.tenant, input.id, undefined, ctx.now());
   if (row.status === 'open')
     await ctx.db
       .updateTable('bvl.build_sessions')

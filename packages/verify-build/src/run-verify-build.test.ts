@@ -130,6 +130,10 @@ describe('verifyBuild', () => {
       last = await verifyBuild(platform, { ...scope, session: session.id, fix: false });
     }
     expect(last?.session).toMatchObject({ status: 'stopped', stopReason: 'oscillation', next: 'stop' });
+    // The why names the issue that came back (code, artifact, where) and the rounds it moved in.
+    expect(last?.why).toMatch(
+      /^1 issue\(s\) an earlier round fixed are back.*: \w+ on dashboard "\w+" at \/widgets\/\d+.* \(in round 0, fixed in round 1, back in round 2\)$/,
+    );
     const recorded = await listRounds(platform, { tenant: scope.tenant, id: session.id });
     expect(recorded[2]!.diff.reappeared).toHaveLength(1);
   });

@@ -94,6 +94,16 @@ export function cardSession(state: SessionState): NonNullable<BuildCard['session
   };
 }
 
+/** How a `why` names each issue: its code, artifact and member (see decideRound's `labels`). */
+export function issueLabels(issues: readonly BuildIssue[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const i of issues) {
+    const member = i.ref?.member ? ` (${i.ref.type} ${JSON.stringify(i.ref.name)}.${i.ref.member})` : '';
+    labels[fingerprint(i)] = `${i.code} on ${i.artifact.type} ${JSON.stringify(i.artifact.name)}${i.path ? ` at ${i.path}` : ''}${member}`;
+  }
+  return labels;
+}
+
 /** What the decision reads of the recorded rounds. */
 export const pastOf = (rounds: readonly RoundView[]) => rounds.map((r) => ({ kind: r.kind, errors: r.errors, warnings: r.warnings, masked: r.diff.masked }));
 
@@ -160,6 +170,7 @@ export async function verifyBuild(ctx: PlatformContext, input: VerifyBuildInput,
       const warnings = verification.issues.filter((i) => i.severity === 'warning').map(fingerprint);
       const masked = maskedSince(previous, verification.issues);
       const decision = decideRound({
+        labels: issueLabels(verification.issues),
         masked: Object.keys(masked.maskedBy),
         kind: 'verify',
         history: pastOf(now.rounds),

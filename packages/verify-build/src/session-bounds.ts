@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Why a build session stopped. */
-export const STOP_REASONS = ['clean', 'max_rounds', 'oscillation', 'no_progress', 'budget', 'cancelled'] as const;
+export const STOP_REASONS = ['clean', 'max_rounds', 'oscillation', 'no_progress', 'budget', 'cancelled', 'endpoint_error', 'expired'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 /** Default repair rounds after the first verification (ADR-0038's "at most 2", enforced here). */
@@ -10,6 +10,10 @@ export const DEFAULT_MAX_ROUNDS = 2;
 export const DEFAULT_NO_PROGRESS_ROUNDS = 2;
 /** The most repair rounds a session may be configured with. */
 export const MAX_MAX_ROUNDS = 50;
+/** How long an open session may go untouched (no verify, publish or usage report) before the server closes it as `expired`. */
+export const DEFAULT_IDLE_MS = 60 * 60_000;
+/** The longest idle limit a session may be given (a day). */
+export const MAX_IDLE_MS = 24 * 60 * 60_000;
 
 /** A session's bounds, as given (validated) when it is created; absent budgets are unbounded. */
 export const SessionBoundsSchema = z.strictObject({
@@ -18,6 +22,8 @@ export const SessionBoundsSchema = z.strictObject({
   budgetMs: z.number().int().positive().optional(),
   budgetTokens: z.number().int().positive().optional(),
   budgetUsd: z.number().positive().optional(),
+  /** Idle limit: an open session untouched this long is closed as `expired` (absent: {@link DEFAULT_IDLE_MS}). */
+  idleMs: z.number().int().positive().max(MAX_IDLE_MS).optional(),
 });
 export type SessionBounds = z.output<typeof SessionBoundsSchema>;
 

@@ -1,4 +1,5 @@
 import type { PlatformContext } from '@bvl/platform';
+import type { EffectivePolicy } from '@bvl/verify-build';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { z } from 'zod';
 import type { RequestFacts } from '../app-env.ts';
@@ -22,6 +23,7 @@ export function createRemoteMcp(
   facts: RequestFacts,
   version: string,
   bounds: Pick<Surface, 'publishBy' | 'deadline'> = {},
+  policy?: EffectivePolicy,
 ): McpServer {
   const server = new McpServer({ name: 'bvl', version }, { capabilities: { tools: {} }, instructions: REMOTE_INSTRUCTIONS });
   const defs = Object.values(TOOLS).map((tool) => ({
@@ -42,6 +44,7 @@ export function createRemoteMcp(
       const output = await (tool.run as (ctx: PlatformContext, tenant: string, input: unknown, surface: Surface) => Promise<object>)(platform, tenant, args, {
         detail: 'summary',
         ...bounds,
+        policy,
       });
       Object.assign(facts, outcomeOf(tool.name as ToolName, output));
       return toolResult(output, (output as { outcome?: string }).outcome === 'failed');

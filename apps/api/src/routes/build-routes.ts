@@ -17,7 +17,7 @@ import {
   VerifyResultSchema,
 } from '../schemas.ts';
 import { healthCard, TOOLS } from '../tools.ts';
-import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool } from './route-kit.ts';
+import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool, SESSION_REQUIRED } from './route-kit.ts';
 
 const tags = ['build'];
 
@@ -36,7 +36,7 @@ export function buildRoutes(app: ApiApp, platform: PlatformContext, publishMs: n
       summary: 'verify_build',
       description: TOOLS.verify_build.description,
       request: { params: ScopeParams, body: { content: { 'application/json': { schema: VerifyInput } }, required: false } },
-      responses: { 200: json(VerifyResultSchema, 'The verification: issues are data (ok=false when any error remains).'), ...ERRORS },
+      responses: { 200: json(VerifyResultSchema, 'The verification: issues are data (ok=false when any error remains).'), ...SESSION_REQUIRED, ...ERRORS },
     }),
     async (c) => {
       const body = c.req.valid('json') ?? {};
@@ -78,6 +78,7 @@ export function buildRoutes(app: ApiApp, platform: PlatformContext, publishMs: n
           'Refused by the gate: L1/L2 errors in `issues`; or (an Error `session_stopped`) the named build session has stopped or was cancelled. Nothing was published.',
         ),
         500: json(PublishResultSchema, 'The publish rolled back (`error` says why); the previous published state is intact.'),
+        ...SESSION_REQUIRED,
         ...ERRORS,
       },
     }),

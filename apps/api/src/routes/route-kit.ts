@@ -11,7 +11,8 @@ export type ApiApp = OpenAPIHono<AppEnv>;
 /** Where a package's routes live (OpenAPI path syntax). */
 export const PACKAGE_PATH = '/v1/tenants/{tenant}/packages/{package}';
 
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
+/** An error response of a route. */
+export const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
 
 /** The error responses every authenticated route can give. */
 export const ERRORS = {
@@ -31,6 +32,9 @@ export const ERRORS = {
     '`database_unavailable`: the database is unreachable or went away; `timeout`: the request did not finish within its bound and was cancelled (nothing written). `Retry-After` says when to retry.',
   ),
 } as const;
+
+/** What a verify or publish without a session answers where the tenant's policy requires one. */
+export const SESSION_REQUIRED = { 428: error('`session_required`: the tenant’s policy requires a build session; the message says how to open one.') } as const;
 
 /** Security requirement of the authenticated routes. */
 export const BEARER = [{ bearer: [] }];
@@ -54,7 +58,7 @@ export async function runTool<I extends z.ZodObject, O extends z.ZodType>(
   facts.package = i.package;
   if (i.session ?? i.id) facts.session = i.session ?? i.id;
   // Over HTTP an answer is full by default (detail: "summary" asks for the compact form).
-  const output = await tool.run(platform, c.var.tenant, input, { detail: 'full', deadline: c.var.deadline, ...surface });
+  const output = await tool.run(platform, c.var.tenant, input, { detail: 'full', deadline: c.var.deadline, policy: c.var.policy, ...surface });
   Object.assign(facts, outcomeOf(tool.name as ToolName, output));
   return output as z.infer<O>;
 }

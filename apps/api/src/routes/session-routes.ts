@@ -2,7 +2,7 @@ import type { PlatformContext } from '@bvl/platform';
 import { createRoute } from '@hono/zod-openapi';
 import { ListSessionsQuery, RoundListSchema, ScopeParams, SessionInput, SessionListSchema, SessionParams, SessionSchema } from '../schemas.ts';
 import { TOOLS } from '../tools.ts';
-import { type ApiApp, BEARER, ERRORS, json, PACKAGE_PATH, runTool } from './route-kit.ts';
+import { type ApiApp, BEARER, ERRORS, error, json, PACKAGE_PATH, runTool } from './route-kit.ts';
 
 const tags = ['sessions'];
 
@@ -18,7 +18,13 @@ export function sessionRoutes(app: ApiApp, platform: PlatformContext): void {
       summary: 'Start a build session',
       description: TOOLS.create_session.description,
       request: { params: ScopeParams, body: { content: { 'application/json': { schema: SessionInput } }, required: true } },
-      responses: { 201: json(SessionSchema, 'The session.'), ...ERRORS },
+      responses: {
+        201: json(SessionSchema, 'The session (`capped` lists the bounds the tenant’s policy capped).'),
+        429: error(
+          '`session_limited`: the package’s sessions in the policy’s window hold all the rounds or spend it allows; `Retry-After` says when some frees up.',
+        ),
+        ...ERRORS,
+      },
     }),
     async (c) => c.json(await runTool(c, TOOLS.create_session, { ...c.req.valid('json'), package: c.req.valid('param').package }, platform), 201),
   );

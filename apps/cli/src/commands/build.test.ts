@@ -244,6 +244,26 @@ describe('bvl build', { timeout: 120_000 }, () => {
     const r = await bvl(['Track team expenses', '--tenant', tenant(), '--format', 'json'], [{ status: 401, body: { error: { message: 'bad key' } } }]);
     expect(r.code).toBe(EXIT.cannotRun);
     expect(r.err).toMatch(/^bvl: could not build: the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 failed after 1 attempt\(s\): 401 bad key\n$/);
-    expect(r.json()).toMatchObject({ ok: false, published: false, session: { stopReason: 'cancelled' }, error: expect.stringContaining('401 bad key') });
+    expect(r.json()).toMatchObject({ ok: false, published: false, session: { stopReason: 'endpoint_error' }, error: expect.stringContaining('401 bad key') });
+  });
+
+  it('an endpoint that fails every call after the first stops the build as endpoint_error (exit 2), never as cancelled', async () => {
+    const failing = { status: 400, body: { error: { message: 'context length exceeded' } } };
+    const r = await bvl(['Track team expenses', '--tenant', tenant(), '--from', stack, '--format', 'json'], [call('verify_build'), failing, failing]);
+    expect(r.code).toBe(EXIT.cannotRun);
+    expect(r.json()).toMatchObject({ ok: false, published: false, session: { rounds: 1, stopReason: 'endpoint_error' } });
+    expect(r.json().summary).toMatch(
+      /^stopped \(endpoint_error\): the model endpoint .* failed after 1 attempt\(s\): 400 context length exceeded; 1 error\(s\) remain/,
+    );
+  });
+
+  it('--budget-seconds bounds the build by the wall clock: a model call still thinking is cut off (exit 1, budget)', async () => {
+    const r = await bvl(
+      ['Track team expenses', '--tenant', tenant(), '--from', stack, '--budget-seconds', '1.5', '--format', 'json'],
+      [call('verify_build'), { hang: true }],
+    );
+    expect(r.code).toBe(EXIT.errors);
+    expect(r.json()).toMatchObject({ ok: false, published: false, session: { rounds: 1, stopReason: 'budget' } });
+    expect((await bvl(['g', '--budget-seconds', '0'], undefined)).err).toMatch(/--budget-seconds/);
   });
 });

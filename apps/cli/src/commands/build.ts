@@ -17,6 +17,8 @@ export interface BuildReport {
   readonly summary: string;
   readonly usage: BuildResult['usage'];
   readonly error?: string;
+  /** Clean, but the last turn went over a budget: by how much. */
+  readonly overrun?: string;
 }
 
 const number = (flag: string, raw: string | undefined, check: (n: number) => boolean, want: string): number | undefined => {
@@ -58,6 +60,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       'max-rounds': { type: 'string' },
       'budget-usd': { type: 'string' },
       'budget-tokens': { type: 'string' },
+      'budget-seconds': { type: 'string' },
       from: { type: 'string' },
       format: { type: 'string' },
       'data-dir': { type: 'string' },
@@ -82,6 +85,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   );
   const budgetUsd = number('--budget-usd', values['budget-usd'], (n) => n > 0, 'a positive number of US dollars');
   const budgetTokens = number('--budget-tokens', values['budget-tokens'], (n) => Number.isInteger(n) && n > 0, 'a positive integer');
+  const budgetSeconds = number('--budget-seconds', values['budget-seconds'], (n) => n > 0 && n <= 86_400, 'a positive number of seconds (at most 86400)');
 
   const configured = agentClientFromEnv(io.env);
   if ('problem' in configured) {
@@ -124,6 +128,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         ...(maxRounds !== undefined ? { maxRounds } : {}),
         ...(budgetUsd !== undefined ? { budgetUsd } : {}),
         ...(budgetTokens !== undefined ? { budgetTokens } : {}),
+        ...(budgetSeconds !== undefined ? { budgetMs: Math.round(budgetSeconds * 1000) } : {}),
       },
       signal: controller.signal,
       onProgress: io.isTty ? (e) => io.stderr(`${progressLine(e)}\n`) : undefined,
@@ -137,6 +142,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       summary: result.summary,
       usage: result.usage,
       ...(result.error ? { error: result.error } : {}),
+      ...(result.overrun ? { overrun: result.overrun } : {}),
     };
     if (format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
     else io.stdout(`${formatCardText(result.card)}${result.summary}\n${usageLine(client, result)}\n`);

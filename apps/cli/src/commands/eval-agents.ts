@@ -1,5 +1,15 @@
 import { type AgentClient, agentClientFromEnv, runBuild } from '@bvl/build-agent';
-import { type Cassette, type EvalAgent, evalAgentNamed, type FetchLike, openaiAgent, openaiJudge, type RubricJudge } from '@bvl/eval-runner';
+import {
+  type AttemptBudget,
+  attemptBounds,
+  type Cassette,
+  type EvalAgent,
+  evalAgentNamed,
+  type FetchLike,
+  openaiAgent,
+  openaiJudge,
+  type RubricJudge,
+} from '@bvl/eval-runner';
 import { UsageError } from '../parse-args.ts';
 
 /** The base URL the client is given when a cassette replays: nothing is ever sent there. */
@@ -10,6 +20,8 @@ export interface ModelTransport {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Recording passes calls through to the endpoint and keeps them; replaying answers from it alone (no endpoint needed). */
   readonly cassette?: Cassette | undefined;
+  /** The run's cap on every attempt's budget (`--budget-tokens`, `--budget-usd`, `--budget-seconds`): a case's own budget can only be lowered by it. */
+  readonly budget?: AttemptBudget | undefined;
 }
 
 /** A client for `model` over the environment's endpoint (or the cassette), with `fetch` as its transport. */
@@ -43,10 +55,10 @@ export function evalAgentsFrom(transport: ModelTransport): (name: string, model?
     return openaiAgent({
       model: probe.model,
       endpoint: transport.cassette?.mode === 'replay' ? `replay of ${transport.cassette.dir}` : probe.endpoint,
-      build: async ({ platform, scope, prompt, maxRounds, signal }) => {
+      build: async ({ platform, scope, prompt, maxRounds, budget, signal }) => {
         const session = transport.cassette?.session();
         const client = session ? clientFor(transport, probe.model, session.fetch, '--agent openai') : probe;
-        const r = await runBuild({ platform, scope, prompt, client, bounds: { maxRounds }, signal });
+        const r = await runBuild({ platform, scope, prompt, client, bounds: { maxRounds, ...attemptBounds(budget, transport.budget) }, signal });
         const misses = session?.misses() ?? [];
         return {
           session: r.session,

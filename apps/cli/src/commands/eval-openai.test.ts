@@ -127,6 +127,30 @@ describe('bvl eval --agent openai: a matrix, recorded, replayed with no endpoint
     );
   });
 
+  it('--budget-tokens bounds every attempt: a budget that cannot hold one prompt makes no model call, and the attempt stops as budget', async () => {
+    const llm = await endpoint(() => true);
+    const r = await bvl(
+      { OPENAI_BASE_URL: llm.url, BVL_PRICES: PRICES },
+      ...run,
+      '--model',
+      'model-a',
+      '--suite',
+      'budget',
+      '--budget-tokens',
+      '250',
+      '--format',
+      'json',
+    );
+    expect(llm.requests).toHaveLength(0);
+    const out = JSON.parse(r.out);
+    expect(out).toMatchObject({ attempts: 2, pass: 0 });
+    expect(out.cases.map((c: { failures: { reason: string }[] }) => c.failures.map((f) => f.reason).join(' | '))).toEqual([
+      expect.stringMatching(/budget/),
+      expect.stringMatching(/budget/),
+    ]);
+    expect((await bvl({}, ...run, '--budget-usd', 'lots')).err).toMatch(/--budget-usd takes a positive number of US dollars \(got "lots"\)/);
+  });
+
   it('a matrix with a model the live endpoint does not serve: those attempts are errors, the others run', async () => {
     const turn = scriptedTurn(() => ({ blueprint: helpdesk.blueprint }));
     const unknown = { status: 404, body: { error: { message: 'The model `model-x` does not exist', type: 'invalid_request_error' } } };

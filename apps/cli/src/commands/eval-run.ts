@@ -1,4 +1,5 @@
 import {
+  type AttemptBudget,
   type BatchSummary,
   type Cassette,
   CassetteError,
@@ -62,6 +63,9 @@ const OPTIONS = {
   'fail-on-regression': { type: 'boolean' },
   model: { type: 'string' },
   'judge-model': { type: 'string' },
+  'budget-tokens': { type: 'string' },
+  'budget-usd': { type: 'string' },
+  'budget-seconds': { type: 'string' },
   record: { type: 'string' },
   replay: { type: 'string' },
   format: { type: 'string' },
@@ -72,6 +76,21 @@ const OPTIONS = {
 } as const;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+
+/** `--budget-tokens`, `--budget-usd`, `--budget-seconds`: the cap on every model attempt's budget (a case's own budget only goes down). */
+function attemptCap(values: Values): AttemptBudget | undefined {
+  const num = (flag: string, raw: string | undefined, ok: (n: number) => boolean, want: string) => {
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n) || !ok(n)) throw new UsageError(`${flag} takes ${want} (got ${JSON.stringify(raw)})`);
+    return n;
+  };
+  const tokens = num('--budget-tokens', values['budget-tokens'], (n) => Number.isInteger(n) && n > 0, 'a positive integer');
+  const usd = num('--budget-usd', values['budget-usd'], (n) => n > 0, 'a positive number of US dollars');
+  const seconds = num('--budget-seconds', values['budget-seconds'], (n) => n > 0 && n <= 86_400, 'a positive number of seconds (at most 86400)');
+  if (tokens === undefined && usd === undefined && seconds === undefined) return undefined;
+  return { ...(tokens !== undefined ? { tokens } : {}), ...(usd !== undefined ? { usd } : {}), ...(seconds !== undefined ? { seconds } : {}) };
+}
 
 /** The parsed flags of a suite run. */
 interface EvalFlags {
@@ -211,7 +230,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`bvl: ${e.message}\n`);
     return EXIT.cannotRun;
   }
-  const transport: ModelTransport = { env: io.env, cassette };
+  const transport: ModelTransport = { env: io.env, cassette, budget: attemptCap(values) };
   const agentsNamed = evalAgentsFrom(transport);
   const fresh = flags.resume === undefined && !values.unschedule && values.schedule === undefined ? subjectsOf(flags, agentsNamed, transport) : undefined;
   const judge: RubricJudge | undefined = flags.judgeModel ? judgeFrom(transport, flags.judgeModel) : undefined;

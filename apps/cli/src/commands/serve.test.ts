@@ -1,5 +1,5 @@
 // `bvl serve --port 0` as a user runs it: the built binary on embedded PGlite in a fresh folder. It
-// prints the URL, a token line and a curl line; the curl line verifies the example's broken build.
+// prints the URL, a token line and curl lines that open a session and verify the example's broken build in it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,17 +31,26 @@ afterAll(async () => {
 });
 
 describe('bvl serve', () => {
-  it('prints the URL, the token and a curl line that verifies the broken build', async () => {
+  it('prints the URL, the token and the curl lines that open a session and verify the broken build in it', async () => {
     const url = /serving (http:\/\/127\.0\.0\.1:\d+) /.exec(lines[0]!)?.[1];
     expect(url).toBeDefined();
     const token = lines.find((l) => l.startsWith('token: '))?.slice('token: '.length);
     expect(token).toMatch(/^bvl_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-    const curl = lines.find((l) => l.startsWith('curl '))!;
-    expect(curl).toBe(`curl -s -X POST -H "Authorization: Bearer ${token}" ${url}/v1/tenants/demo/packages/expense/verify`);
-    const r = await fetch(`${url}/v1/tenants/demo/packages/expense/verify`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
-    const body = (await r.json()) as { ok: boolean; issues: Array<{ code: string; severity: string }> };
+    const pkg = `${url}/v1/tenants/demo/packages/expense`;
+    const auth = `-H "Authorization: Bearer ${token}" -H "Content-Type: application/json"`;
+    expect(lines.find((l) => l.startsWith('session: '))).toBe(`session: curl -s -X POST ${auth} -d '{"goal":"Track expenses"}' ${pkg}/sessions`);
+    expect(lines.find((l) => l.startsWith('verify: '))).toBe(`verify: curl -s -X POST ${auth} -d '{"session":"<id>"}' ${pkg}/verify`);
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    // bvl serve requires a session: a verify without one is a 428 naming how to open one.
+    const bare = await fetch(`${pkg}/verify`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+    expect(bare.status).toBe(428);
+    const session = (await (await fetch(`${pkg}/sessions`, { method: 'POST', headers, body: '{"goal":"Track expenses"}' })).json()) as { id: string };
+    const r = await fetch(`${pkg}/verify`, { method: 'POST', headers, body: JSON.stringify({ session: session.id }) });
+    const body = (await r.json()) as { ok: boolean; fixes: unknown[]; issues: Array<{ code: string; severity: string }> };
     expect(body.ok).toBe(false);
-    expect(body.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['unknown_measure', 'dangling_dataset']);
+    // In a session the safe fixer repairs the measure typo first; the dangling dataset is left to the agent.
+    expect(body.fixes.length).toBeGreaterThan(0);
+    expect(body.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['dangling_dataset']);
   });
 
   it('stops cleanly on SIGTERM', async () => {

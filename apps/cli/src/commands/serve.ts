@@ -37,7 +37,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     lines.push(
       `demo: tenant "${server.demo.tenant}", package "${server.demo.package}" — the example app published, the agent's broken drafts staged`,
       `token: ${server.demo.token}`,
-      `curl -s -X POST -H "Authorization: Bearer ${server.demo.token}" ${pkg}/verify`,
+      `session: curl -s -X POST -H "Authorization: Bearer ${server.demo.token}" -H "Content-Type: application/json" -d '{"goal":"Track expenses"}' ${pkg}/sessions`,
+      `verify: curl -s -X POST -H "Authorization: Bearer ${server.demo.token}" -H "Content-Type: application/json" -d '{"session":"<id>"}' ${pkg}/verify`,
       `card: curl -s -H "Authorization: Bearer ${server.demo.token}" -H "Accept: text/html" ${pkg}/health > card.html`,
     );
   } else lines.push('no demo: issue a token with "bvl token create --tenant <t>"');
