@@ -20,10 +20,13 @@ export function sessionRoutes(app: ApiApp, platform: PlatformContext): void {
       request: { params: ScopeParams, body: { content: { 'application/json': { schema: SessionInput } }, required: true } },
       responses: {
         201: json(SessionSchema, 'The session (`capped` lists the bounds the tenant’s policy capped).'),
-        429: error(
-          '`session_limited`: the package’s sessions in the policy’s window hold all the rounds or spend it allows; `Retry-After` says when some frees up.',
-        ),
         ...ERRORS,
+        429: {
+          ...ERRORS[429],
+          ...error(
+            '`session_limited`: the package’s sessions in the policy’s window hold all the rounds or spend it allows; `too_many_requests`: the tenant already has its share running and queued. `Retry-After` says when to retry.',
+          ),
+        },
       },
     }),
     async (c) => c.json(await runTool(c, TOOLS.create_session, { ...c.req.valid('json'), package: c.req.valid('param').package }, platform), 201),
