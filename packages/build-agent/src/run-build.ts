@@ -13,6 +13,7 @@ import {
   type NextStep,
   type PublishBuildResult,
   publishBuild,
+  recordReview,
   type SessionView,
   type StopReason,
   stopSession,
@@ -24,6 +25,7 @@ import type { AgentClient } from './agent-client.ts';
 import { type AgentToolName, type ParsedCall, parseToolCall, toolDefinitions } from './agent-tools.ts';
 import { type BuildBounds, MAX_IDLE_INTERVENTIONS, splitBounds } from './build-bounds.ts';
 import { buildSummary } from './build-summary.ts';
+import { condenseConversation } from './condense-conversation.ts';
 import { reviewFailedIssue } from './intent-review.ts';
 import { publishForModel, toolJson, verifyForModel } from './model-view.ts';
 import { ModelCallError, type RetryNotice, runChat } from './run-chat.ts';
@@ -31,6 +33,7 @@ import { type IntentReview, reviewIntent } from './run-intent-review.ts';
 import { openingMessage } from './run-opening-message.ts';
 import { applyPatches, discardDraft, getArtifact, listArtifacts, retireArtifact, stageDraft, type ToolAnswer } from './run-store-tool.ts';
 import { systemPrompt } from './system-prompt.ts';
+import { TranscriptRecorder } from './transcript-recorder.ts';
 import { type AgentUsage, UsageMeter } from './usage-meter.ts';
 
 /** What the agent reports as it goes (the CLI prints a line per round on a TTY). */
@@ -62,6 +65,8 @@ export interface RunBuildInput {
   readonly onProgress?: ((event: BuildProgress) => void) | undefined;
   /** Run the intent review after a clean publish (default true). */
   readonly review?: boolean | undefined;
+  /** The model that judges the intent review (default `client`, the builder's). */
+  readonly judge?: AgentClient | undefined;
 }
 
 /** How a build ended. */
@@ -79,10 +84,14 @@ export interface BuildResult {
   readonly card: BuildCard;
   readonly usage: AgentUsage;
   readonly review?: IntentReview['verdict'] | undefined;
+  /** The intent review's spend, counted apart from the build's `usage` (by its judge model's price). */
+  readonly reviewUsage?: IntentReview['usage'] | undefined;
   /** Set when the build could not go on (the model endpoint failed for good). */
   readonly error?: string | undefined;
   /** With `error`: the HTTP status the endpoint last answered, when it answered one (429: rate limited). */
   readonly errorStatus?: number | undefined;
+  /** What went wrong beside the build without stopping it (a transcript that could not be stored). */
+  readonly warnings: readonly string[];
 }
 
 type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
@@ -110,6 +119,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
     input.onProgress?.({ kind: 'retry', ...n });
   };
   const ref = { tenant: scope.tenant, id: session.id };
+  const transcript = new TranscriptRecorder(platform, { tenant: scope.tenant, session: session.id }, secretsOf(client, input.judge));
   let next: NextStep = 'repair';
   let dirty = true;
   let published = false;
@@ -211,7 +221,9 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
     if (session.status === 'open' && next === 'publish')
       told = `${reason}; verify_build said publish, so bvl published for you: ${toolJson(publishForModel(await publishNow()))}`;
     if (session.status !== 'open') return;
-    messages.push({ role: 'user', content: `${told}\nRepair what is left, then call verify_build.` });
+    const content = `${told}\nRepair what is left, then call verify_build.`;
+    messages.push({ role: 'user', content });
+    await transcript.record({ role: 'user', content });
     roundTurns = 0;
     if (session.rounds === before && ++idle >= MAX_IDLE_INTERVENTIONS) {
       stopWhy = `the agent changed nothing in ${idle} round(s) of turns`;
@@ -230,15 +242,27 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   };
 
   try {
-    messages.push({ role: 'user', content: await openingMessage(platform, scope, input.prompt, session) });
+    const opening = await openingMessage(platform, scope, input.prompt, session);
+    messages.push({ role: 'user', content: opening });
+    await transcript.record({
+      role: 'system',
+      content: `the system prompt: ${messages[0]!.content?.length} characters (role, workflow and the stack format reference)`,
+    });
+    await transcript.record({ role: 'user', content: opening });
     const tools = toolDefinitions();
+    // The reference is sent until the first round is recorded; after it, the role and workflow alone.
+    const shortPrompt = systemPrompt({ reference: false });
     while (session.status === 'open') {
       signal?.throwIfAborted();
       if (roundTurns >= maxTurnsPerRound) {
         await intervene(`You used the ${maxTurnsPerRound} model turns of this round`);
         continue;
       }
-      const completion = await runChat(client, { messages, tools, tool_choice: 'auto' }, { signal, onRetry });
+      const started = Date.now();
+      const retriedBefore = meter.retries;
+      const prompt = condenseConversation(messages, session.rounds > 0 ? { system: shortPrompt } : {});
+      const completion = await runChat(client, { messages: prompt, tools, tool_choice: 'auto' }, { signal, onRetry });
+      const ms = Date.now() - started;
       meter.turns++;
       roundTurns++;
       meter.add(completion.usage);
@@ -246,10 +270,37 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       if (!msg) throw new ModelCallError(`the model endpoint ${client.endpoint} answered no choice`);
       const calls = normalizeCalls(msg.tool_calls, meter.turns);
       messages.push({ role: 'assistant', content: msg.content ?? (calls.length ? null : ''), ...(calls.length ? { tool_calls: calls } : {}) });
-      if (calls.length === 0) await intervene('You ended your turn without a tool call');
-      for (const call of calls) {
-        messages.push({ role: 'tool', tool_call_id: call.id, content: await answer(call.function.name, call.function.arguments) });
-        if (session.status !== 'open') break;
+      const turn = {
+        role: 'assistant' as const,
+        content: msg.content ?? null,
+        tokensIn: completion.usage?.prompt_tokens,
+        tokensOut: completion.usage?.completion_tokens,
+        tokensCached: completion.usage?.prompt_tokens_details?.cached_tokens,
+        tokensReasoning: completion.usage?.completion_tokens_details?.reasoning_tokens,
+        retries: meter.retries - retriedBefore,
+        ms,
+      };
+      if (calls.length === 0) {
+        await transcript.record(turn);
+        await intervene('You ended your turn without a tool call');
+      }
+      const answered: Array<{ id: string; name: string; arguments: string; result: string | null }> = [];
+      try {
+        for (const call of calls) {
+          const result = await answer(call.function.name, call.function.arguments);
+          answered.push({ id: call.id, name: call.function.name, arguments: call.function.arguments, result });
+          messages.push({ role: 'tool', tool_call_id: call.id, content: result });
+          if (session.status !== 'open') break;
+        }
+      } finally {
+        if (calls.length)
+          await transcript.record({
+            ...turn,
+            toolCalls: [
+              ...answered,
+              ...calls.slice(answered.length).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: null })),
+            ],
+          });
       }
       if (session.status === 'open') await checkBudget();
     }
@@ -271,19 +322,32 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
 
   async function finish(): Promise<BuildResult> {
     let review: IntentReview | undefined;
+    let reviewWarning: string | undefined;
     if (session.stopReason === 'clean' && published && input.review !== false && !signal?.aborted) {
       const rows = (await readOverlayRows(platform.db, scope.tenant, scope.package)).filter((r) => r.package === scope.package);
       const overlay = overlayOf(rows, scope.package);
       const artifacts = [...mergeOverlay(overlay.published.artifacts, overlay.drafts.artifacts).merged.values()];
       // Only an abort escapes the review; a cancelled review still leaves its one warning.
-      review = await reviewIntent({ client, goal: input.prompt, artifacts, fallbackName: scope.package, signal, onRetry }).catch(
+      const judge = input.judge ?? client;
+      const reviewStarted = Date.now();
+      review = await reviewIntent({ client: judge, goal: input.prompt, artifacts, fallbackName: scope.package, signal, onRetry }).catch(
         (): IntentReview => ({
           verdict: 'failed',
           issues: [reviewFailedIssue('the review was cancelled', artifacts, scope.package)],
           usage: { tokensIn: 0, tokensOut: 0, costUsd: 0 },
         }),
       );
-      meter.add({ prompt_tokens: review.usage.tokensIn, completion_tokens: review.usage.tokensOut });
+      await transcript.record({
+        stage: 'review',
+        role: 'assistant',
+        content: JSON.stringify({ judge: judge.model, verdict: review.verdict, findings: review.issues.map((i) => i.message) }),
+        tokensIn: review.usage.tokensIn,
+        tokensOut: review.usage.tokensOut,
+        ms: Date.now() - reviewStarted,
+      });
+      await recordReview(platform, ref, { judge: judge.model, ...review }).catch((e: unknown) => {
+        reviewWarning = `the intent review's verdict could not be stored with the round: ${(e as Error)?.message ?? String(e)}`;
+      });
       input.onProgress?.({ kind: 'review', verdict: review.verdict, warnings: review.issues.length });
     }
     // A stopped session records nothing more: this reads what remains (and reports the last usage).
@@ -300,20 +364,30 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
         })
       : final.card;
     const why = stopWhy ?? (await lastWhy()) ?? '';
+    const warnings = [transcript.warning, reviewWarning].filter((w): w is string => w !== undefined);
     return {
       ok: session.stopReason === 'clean' && !issues.some((i) => i.severity === 'error'),
       published,
       session,
       stopReason: session.stopReason,
-      summary: buildSummary({ stopReason: session.stopReason, why, published, rounds: session.rounds, issues, error }),
+      summary: buildSummary({ stopReason: session.stopReason, why, published, rounds: session.rounds, issues, error, warnings }),
       issues,
       card,
       usage: meter.usage,
-      ...(review ? { review: review.verdict } : {}),
+      ...(review ? { review: review.verdict, reviewUsage: review.usage } : {}),
       ...(error ? { error } : {}),
       ...(errorStatus !== undefined ? { errorStatus } : {}),
+      warnings,
     };
   }
+}
+
+/** The endpoints' API keys, redacted from the transcript by value (beside everything shaped like a secret). */
+function secretsOf(...clients: ReadonlyArray<AgentClient | undefined>): string[] {
+  return clients.flatMap((c) => {
+    const key = c?.openai.apiKey;
+    return typeof key === 'string' && key !== 'none' ? [key] : [];
+  });
 }
 
 type FunctionCall = OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
