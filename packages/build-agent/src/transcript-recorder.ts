@@ -20,7 +20,7 @@ export class TranscriptRecorder {
   /** Stores one turn; a failure is counted, never thrown. */
   async record(turn: TurnToRecord): Promise<void> {
     try {
-      await appendTurn(this.platform, this.ref, turn, this.known);
+      await appendTurn(this.platform, this.ref, turn, { known: this.known });
       this.turns++;
     } catch (e) {
       this.failures++;

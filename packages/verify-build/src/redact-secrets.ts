@@ -24,7 +24,7 @@ const SCHEME = /\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
  * or a boolean.
  */
 const KEYED =
-  /(["']?)([A-Za-z0-9_-]*(?:api[_-]?key|apikey|secret|passw(?:or)?d|authorization|access[_-]?token|refresh[_-]?token|auth[_-]?token|private[_-]?key|client[_-]?secret|credential)[A-Za-z0-9_-]*)\1(\s*[:=]\s*)("?)((?:\\.|[^"\\\s,;}&])+)\4/gi;
+  /(["']?)([A-Za-z0-9_-]*(?:api[_-]?key|apikey|secret|passw(?:or)?d|authorization|access[_-]?token|refresh[_-]?token|auth[_-]?token|private[_-]?key|client[_-]?secret|credential)[A-Za-z0-9_-]*)\1(\s*[:=]\s*)(?:"((?:\\.|[^"\\])*)"|([^\s,;}&"]+))/gi;
 
 /**
  * Text with every secret it holds replaced by {@link REDACTED}: the exact values given (an API key
@@ -36,7 +36,9 @@ export function redactSecrets(text: string, known: readonly string[] = []): stri
   for (const k of known) if (k.length >= 6) out = out.split(k).join(REDACTED);
   for (const shape of SHAPES) out = out.replace(shape, REDACTED);
   out = out.replace(SCHEME, (_m, scheme: string, space: string) => `${scheme}${space}${REDACTED}`);
-  return out.replace(KEYED, (whole, q: string, key: string, sep: string, vq: string, value: string) =>
-    /^(?:-?\d+(?:\.\d+)?|true|false|null)$/i.test(value) || value === REDACTED ? whole : `${q}${key}${q}${sep}${vq}${REDACTED}${vq}`,
-  );
+  return out.replace(KEYED, (whole, q: string, key: string, sep: string, quoted: string | undefined, bare: string | undefined) => {
+    const value = quoted ?? bare ?? '';
+    if (/^(?:-?\d+(?:\.\d+)?|true|false|null)?$/i.test(value) || value === REDACTED) return whole;
+    return `${q}${key}${q}${sep}${quoted !== undefined ? `"${REDACTED}"` : REDACTED}`;
+  });
 }

@@ -31,12 +31,18 @@ const MAX_TURN_ATTEMPTS = 3;
 /**
  * Appends one turn to a session's transcript: redacted (the `known` secrets and anything shaped
  * like one), each text bounded, numbered after the session's last turn. When the session's
- * transcript passes {@link MAX_TRANSCRIPT_CHARS}, its oldest turns are condensed (cut with a
+ * transcript passes `maxChars` (default {@link MAX_TRANSCRIPT_CHARS}), its oldest turns are condensed (cut with a
  * marker, never dropped) until it fits. Returns the turn's number. Throws on a database failure:
  * a writer that must not fail (the built-in agent) catches and reports it.
  */
-export async function appendTurn(ctx: PlatformContext, ref: TranscriptRef, turn: TurnToRecord, known: readonly string[] = []): Promise<number> {
-  const t = boundTurn(turn, known);
+export async function appendTurn(
+  ctx: PlatformContext,
+  ref: TranscriptRef,
+  turn: TurnToRecord,
+  options: { readonly known?: readonly string[]; readonly maxChars?: number } = {},
+): Promise<number> {
+  const t = boundTurn(turn, options.known);
+  const max = options.maxChars ?? MAX_TRANSCRIPT_CHARS;
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db.transaction().execute(async (trx) => {
@@ -67,7 +73,7 @@ export async function appendTurn(ctx: PlatformContext, ref: TranscriptRef, turn:
           })
           .execute();
         let total = Number(last?.chars ?? 0) + t.chars;
-        if (total <= MAX_TRANSCRIPT_CHARS) return n;
+        if (total <= max) return n;
         const old = await trx
           .selectFrom('bvl.build_transcripts')
           .select(['turn', 'content', 'tool_calls', 'chars'])
@@ -76,7 +82,7 @@ export async function appendTurn(ctx: PlatformContext, ref: TranscriptRef, turn:
           .orderBy('turn')
           .execute();
         for (const row of old) {
-          if (total <= MAX_TRANSCRIPT_CHARS) break;
+          if (total <= max) break;
           const c = condenseTurn({ content: row.content, toolCalls: row.tool_calls as TranscriptToolCall[] });
           await trx
             .updateTable('bvl.build_transcripts')
