@@ -31,7 +31,7 @@ export function condenseConversation(messages: readonly Message[], options: { re
   const out = messages.map((m) => m);
   if (options.system !== undefined && out[0]?.role === 'system') out[0] = { role: 'system', content: options.system };
   const assistants = out.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
-  const recentFrom = assistants.length > RECENT_TURNS ? assistants[assistants.length - RECENT_TURNS]! : out.length;
+  const recentFrom = assistants.length > RECENT_TURNS ? assistants[assistants.length - RECENT_TURNS]! : 0;
   const goal = out.findIndex((m) => m.role === 'user');
   for (let i = 0; i < recentFrom; i++) {
     const m = out[i]!;
