@@ -1,3 +1,4 @@
+import type { AgentClient } from '@bvl/build-agent';
 import type { PlatformContext } from '@bvl/platform';
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly version: string;
   readonly limits?: Partial<Limits> | undefined;
+  /** The model review_intent judges with (main.ts: BVL_JUDGE_MODEL, else BVL_MODEL); without it the tool says so. */
+  readonly judge?: AgentClient | undefined;
 }
 
 /** Zod problems as the API lists them: a dotted path into the input, and what is wrong there. */
@@ -111,7 +114,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   draftRoutes(app, platform);
   buildRoutes(app, platform);
-  sessionRoutes(app, platform);
+  sessionRoutes(app, platform, deps.judge);
 
   app.openapi(
     {
@@ -138,7 +141,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // MCP over streamable HTTP, stateless: a server and transport per request, JSON responses.
   app.all('/mcp', async (c) => {
-    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version);
+    const server = createRemoteMcp(platform, c.var.tenant, c.var.facts, deps.version, deps.judge);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -1,6 +1,7 @@
 // The composition root: the only place that opens the database, reads the environment, makes the
 // logger and listens. `bvl serve`, `bvl mcp` and `bvl token` call these.
 import type { AddressInfo } from 'node:net';
+import { judgeFromEnv } from '@bvl/build-agent';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
@@ -66,7 +67,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         demo = { ...DEMO, token, example };
       }
     }
-    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits });
+    // review_intent's judge: BVL_JUDGE_MODEL (else BVL_MODEL) at the configured endpoint; none, and the tool says so.
+    const judged = judgeFromEnv(options.env);
+    const judge = 'client' in judged ? judged.client : undefined;
+    const app = createApp({ platform, logger: makeLogger(options.logTo), version: options.version, limits: options.limits, judge });
     const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolveServer(s));
       s.once('error', reject);
@@ -130,7 +134,11 @@ export async function runMcpStdio(options: {
   readonly stdout?: NodeJS.WritableStream | undefined;
   readonly stderr?: NodeJS.WritableStream | undefined;
 }): Promise<void> {
-  const server = createLocalMcp({ ...options, openPlatform: () => openPlatform(platformOptionsFromEnv(options.env, options.cwd)) });
+  const server = createLocalMcp({
+    ...options,
+    openPlatform: () => openPlatform(platformOptionsFromEnv(options.env, options.cwd)),
+    judge: () => judgeFromEnv(options.env),
+  });
   const stderr = options.stderr ?? process.stderr;
   const transport = new LineStdioTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout, { log: (line) => stderr.write(`${line}\n`) });
   const closed = new Promise<void>((done) => {

@@ -1,5 +1,6 @@
+import { type AgentClient, reviewIntent } from '@bvl/build-agent';
 import { sortIssues } from '@bvl/build-issue';
-import { type ArtifactType, locateIssues } from '@bvl/metadata';
+import { type ArtifactType, locateIssues, mergeOverlay } from '@bvl/metadata';
 import type { Platform } from '@bvl/platform';
 import { packageProblem, tenantProblem } from '@bvl/platform';
 import { verify } from '@bvl/verify';
@@ -9,6 +10,7 @@ import {
   buildCard,
   cardView,
   formatCardLine,
+  fullIssue,
   idLookup,
   issueIds,
   pageIssues,
@@ -64,6 +66,12 @@ const FixOutput = outputObject({
 });
 const StageOutput = open(WriteResultSchema.extend({ written: z.array(z.string()).describe('Files written.') }));
 const ApplyOutput = open(ApplyFixResultSchema.extend({ written: z.array(z.string()).describe('Files written.') }));
+const ReviewOutput = outputObject({
+  verdict: z.enum(['pass', 'mismatch', 'failed']),
+  judge: z.string(),
+  issues: z.array(IssueSchema),
+  usage: openObject('{tokensIn, tokensOut, costUsd}'),
+});
 const CardOutput = outputObject({ line: z.string(), card: CardSchema, issues: z.array(IssueSchema), html: z.string().optional() });
 const scopeName = (problem: (v: unknown) => string | undefined, what: string) =>
   z
@@ -79,6 +87,8 @@ export interface LocalMcpDeps {
   readonly cwd: string;
   readonly version: string;
   readonly openPlatform: () => Promise<Platform>;
+  /** review_intent's judge model (BVL_JUDGE_MODEL, else BVL_MODEL), or why there is none. */
+  readonly judge?: (() => { readonly client: AgentClient } | { readonly problem: string }) | undefined;
 }
 
 /** The files verified, as verify_build's result: what the one answer view reads. */
@@ -180,6 +190,23 @@ export function createLocalMcp(deps: LocalMcpDeps): McpServer {
             ...(more ? { more: { ...more, next: 'verify lists every issue, with limit and cursor' } } : {}),
           },
         };
+      },
+    },
+    {
+      name: 'review_intent',
+      title: 'Review against the goal',
+      description: 'A judge model reviews the app ⊕ drafts against the goal; findings are intent_mismatch warnings.',
+      input: z.object({ ...Source, goal: z.string().min(1).max(20_000) }),
+      output: ReviewOutput,
+      annotations: { readOnlyHint: true },
+      run: async (a: LocalSource & { goal: string }) => {
+        const judged = deps.judge?.() ?? { problem: 'review_intent needs a judge model: none is configured' };
+        if ('problem' in judged) throw new Error(judged.problem);
+        const files = await loadFiles(deps.cwd, a);
+        const artifacts = [...mergeOverlay(files.published.artifacts, files.drafts?.artifacts ?? []).merged.values()];
+        const r = await reviewIntent({ client: judged.client, goal: a.goal, artifacts });
+        const ids = issueIds(r.issues);
+        return { output: { verdict: r.verdict, judge: judged.client.model, issues: r.issues.map((x, k) => fullIssue(x, ids[k]!, undefined)), usage: r.usage } };
       },
     },
     {

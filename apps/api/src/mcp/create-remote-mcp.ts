@@ -1,3 +1,4 @@
+import type { AgentClient } from '@bvl/build-agent';
 import type { PlatformContext } from '@bvl/platform';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { z } from 'zod';
@@ -16,7 +17,7 @@ export const REMOTE_INSTRUCTIONS =
  * the HTTP routes call, so both surfaces answer alike. Built per request (stateless streamable
  * HTTP): nothing lives in the process between calls.
  */
-export function createRemoteMcp(platform: PlatformContext, tenant: string, facts: RequestFacts, version: string): McpServer {
+export function createRemoteMcp(platform: PlatformContext, tenant: string, facts: RequestFacts, version: string, judge?: AgentClient | undefined): McpServer {
   const server = new McpServer({ name: 'bvl', version }, { capabilities: { tools: {} }, instructions: REMOTE_INSTRUCTIONS });
   const defs = Object.values(TOOLS).map((tool) => ({
     name: tool.name,
@@ -35,6 +36,7 @@ export function createRemoteMcp(platform: PlatformContext, tenant: string, facts
       // Over MCP an answer is a summary by default: what a model reads is sized for its context.
       const output = await (tool.run as (ctx: PlatformContext, tenant: string, input: unknown, surface: Surface) => Promise<object>)(platform, tenant, args, {
         detail: 'summary',
+        judge,
       });
       Object.assign(facts, outcomeOf(tool.name as ToolName, output));
       return toolResult(output, (output as { outcome?: string }).outcome === 'failed');

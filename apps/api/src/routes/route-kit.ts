@@ -1,3 +1,4 @@
+import type { AgentClient } from '@bvl/build-agent';
 import type { PlatformContext } from '@bvl/platform';
 import type { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -33,13 +34,19 @@ export const json = <S extends z.ZodType>(schema: S, description: string) => ({ 
  * Runs a tool for the request's tenant and records what the log line says about it. The tool's
  * input is the path's package plus what the route parsed.
  */
-export async function runTool<I extends z.ZodObject, O extends z.ZodType>(c: Context<AppEnv>, tool: Tool<I, O>, input: z.output<I>, platform: PlatformContext) {
+export async function runTool<I extends z.ZodObject, O extends z.ZodType>(
+  c: Context<AppEnv>,
+  tool: Tool<I, O>,
+  input: z.output<I>,
+  platform: PlatformContext,
+  judge?: AgentClient | undefined,
+) {
   const facts = c.var.facts;
   const i = input as { package?: string; session?: string; id?: string };
   facts.package = i.package;
   if (i.session ?? i.id) facts.session = i.session ?? i.id;
   // Over HTTP an answer is full by default (detail: "summary" asks for the compact form).
-  const output = await tool.run(platform, c.var.tenant, input, { detail: 'full' });
+  const output = await tool.run(platform, c.var.tenant, input, { detail: 'full', judge });
   Object.assign(facts, outcomeOf(tool.name as ToolName, output));
   return output as z.infer<O>;
 }
