@@ -334,12 +334,11 @@ export const ReviewInput = z
   .strictObject({ goal: z.string().min(1).max(20_000).optional(), session: z.string().min(1).max(100).optional() })
   .openapi('ReviewInput')
   .describe("The goal to judge against (default the session's).");
-export const ReviewSchema = component('Review', {
-  verdict: z.enum(['pass', 'mismatch', 'failed']),
-  judge: z.string(),
-  issues: Issues,
-  usage: openObject('{tokensIn, tokensOut, costUsd}'),
-});
+export const ReviewSchema = component(
+  'Review',
+  { verdict: z.enum(['pass', 'mismatch', 'failed']) },
+  'Also judge, goal, issues (intent_mismatch warnings), usage, round.',
+);
 export const HealthSchema = component('Health', {
   card: CardSchema,
   issues: Issues.describe('Every issue of the card, once.'),

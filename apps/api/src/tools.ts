@@ -69,6 +69,8 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   readonly output: O;
   /** Read-only operations may be retried freely; MCP clients see this as a hint. */
   readonly readOnly: boolean;
+  /** False: an HTTP route only, not an MCP tool (tools/list is read into a model's context on every turn). */
+  readonly mcp?: false;
   /** Returns the output the schema describes (checked against it by the MCP server and the tests), in the surface's default detail. */
   run(ctx: PlatformContext, tenant: string, input: z.output<I>, surface: Surface): Promise<object>;
 }
@@ -318,6 +320,8 @@ export const TOOLS = {
     input: z.object(SessionId),
     output: TranscriptSchema,
     readOnly: true,
+    // For people and dashboards debugging a build, not for the agent's own loop.
+    mcp: false,
     run: async (ctx, tenant, i) => {
       await packageSession(ctx, scopeOf(tenant, i), i.id);
       return { transcript: await readTranscript(ctx, { tenant, id: i.id }) };
@@ -325,7 +329,7 @@ export const TOOLS = {
   }),
   review_intent: defineTool({
     name: 'review_intent',
-    title: 'Review against the goal',
+    title: 'Intent review',
     description:
       'A judge model reviews the build (published ⊕ drafts) against the goal; findings are intent_mismatch warnings. With a session, stored with its round.',
     input: ReviewInput.extend(Pkg),

@@ -19,15 +19,17 @@ export const REMOTE_INSTRUCTIONS =
  */
 export function createRemoteMcp(platform: PlatformContext, tenant: string, facts: RequestFacts, version: string, judge?: AgentClient | undefined): McpServer {
   const server = new McpServer({ name: 'bvl', version }, { capabilities: { tools: {} }, instructions: REMOTE_INSTRUCTIONS });
-  const defs = Object.values(TOOLS).map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    input: tool.input,
-    output: tool.output as z.ZodObject,
-    // Only what differs from MCP's defaults (readOnlyHint and idempotentHint false, openWorldHint true).
-    annotations: { ...(tool.readOnly ? { readOnlyHint: true, idempotentHint: true } : {}), openWorldHint: false },
-  }));
+  const defs = Object.values(TOOLS)
+    .filter((tool: { mcp?: false }) => tool.mcp !== false)
+    .map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      input: tool.input,
+      output: tool.output as z.ZodObject,
+      // Only what differs from MCP's defaults (readOnlyHint and idempotentHint false, openWorldHint true).
+      annotations: { ...(tool.readOnly ? { readOnlyHint: true, idempotentHint: true } : {}), openWorldHint: false },
+    }));
   registerTools(server, defs, (def) => async (args) => {
     const tool = TOOLS[def.name as ToolName];
     facts.tool = tool.name;
