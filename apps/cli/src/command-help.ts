@@ -64,6 +64,7 @@ ${REPORT_FLAGS}`,
   build: {
     summary: 'let the built-in agent build (or repair) an app through verify_build, bounded by a session',
     usage: `usage: bvl build "<prompt>" [--tenant t] [--package p] [--max-rounds n] [--budget-usd x] [--budget-tokens n] [--from <stack>] [--judge-model m] [--format pretty|json]
+       bvl build --resume <session> [--tenant t] [--package p] [--format pretty|json]
 
   "<prompt>"           what the app is for (the session's goal)
   --tenant <t>         the tenant to build in (default "default")
@@ -73,6 +74,7 @@ ${REPORT_FLAGS}`,
   --budget-tokens <n>  stop when the model calls use more tokens
   --from <stack>       start from an existing app (staged as the package's drafts)
   --judge-model <m>    the model that judges the intent review (default $BVL_JUDGE_MODEL, else the builder's)
+  --resume <session>   go on with an interrupted (or Ctrl-C cancelled) build within what is left of its bounds
   --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
   --format <f>         pretty (default) or json
   -h, --help           show this help

@@ -14,6 +14,7 @@ import {
   type PublishBuildResult,
   publishBuild,
   recordReview,
+  resumeSession,
   type SessionView,
   type StopReason,
   stopSession,
@@ -23,7 +24,7 @@ import {
 import type OpenAI from 'openai';
 import type { AgentClient } from './agent-client.ts';
 import { type AgentToolName, type ParsedCall, parseToolCall, toolDefinitions } from './agent-tools.ts';
-import { type BuildBounds, MAX_IDLE_INTERVENTIONS, splitBounds } from './build-bounds.ts';
+import { type BuildBounds, BuildSetupError, MAX_IDLE_INTERVENTIONS, splitBounds } from './build-bounds.ts';
 import { buildSummary } from './build-summary.ts';
 import { condenseConversation } from './condense-conversation.ts';
 import { reviewFailedIssue } from './intent-review.ts';
@@ -65,6 +66,12 @@ export interface RunBuildInput {
   readonly onProgress?: ((event: BuildProgress) => void) | undefined;
   /** Run the intent review after a clean publish (default true). */
   readonly review?: boolean | undefined;
+  /**
+   * Resume this session (an interrupted or cancelled build) instead of starting one: it goes on
+   * within what is left of its bounds, from the drafts as they are; `prompt` may be empty (the
+   * session's goal is used).
+   */
+  readonly resume?: string | undefined;
   /** The model that judges the intent review (default `client`, the builder's). */
   readonly judge?: AgentClient | undefined;
 }
@@ -112,7 +119,12 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   const { platform, scope, client, signal } = input;
   const { maxTurnsPerRound, sessionBounds } = splitBounds(input.bounds, client);
   signal?.throwIfAborted();
-  let session = await createSession(platform, { ...scope, goal: input.prompt, bounds: sessionBounds });
+  let session = input.resume
+    ? await resumeSession(platform, { tenant: scope.tenant, id: input.resume })
+    : await createSession(platform, { ...scope, goal: input.prompt, bounds: sessionBounds });
+  if (session.package !== scope.package)
+    throw new BuildSetupError(`session ${session.id} builds package ${JSON.stringify(session.package)}, not ${JSON.stringify(scope.package)}`);
+  const goal = input.resume ? session.goal : input.prompt;
   const meter = new UsageMeter(client.price);
   const onRetry = (n: RetryNotice) => {
     meter.retries++;
@@ -125,7 +137,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   let published = false;
   let roundTurns = 0;
   let idle = 0;
-  let seenRounds = 0;
+  let seenRounds = session.rounds;
   let stopWhy: string | undefined;
   let error: string | undefined;
   let errorStatus: number | undefined;
@@ -242,7 +254,10 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   };
 
   try {
-    const opening = await openingMessage(platform, scope, input.prompt, session);
+    const resumed = input.resume
+      ? `\n\nResumed: this build was interrupted after ${session.rounds} round(s); the drafts hold its work so far. Call verify_build to see what is left.`
+      : '';
+    const opening = (await openingMessage(platform, scope, goal, session)) + resumed;
     messages.push({ role: 'user', content: opening });
     await transcript.record({
       role: 'system',
@@ -330,7 +345,7 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       // Only an abort escapes the review; a cancelled review still leaves its one warning.
       const judge = input.judge ?? client;
       const reviewStarted = Date.now();
-      review = await reviewIntent({ client: judge, goal: input.prompt, artifacts, fallbackName: scope.package, signal, onRetry }).catch(
+      review = await reviewIntent({ client: judge, goal, artifacts, fallbackName: scope.package, signal, onRetry }).catch(
         (): IntentReview => ({
           verdict: 'failed',
           issues: [reviewFailedIssue('the review was cancelled', artifacts, scope.package)],

@@ -58,6 +58,7 @@ export { renderCardHtml } from './render-card-html.ts';
 export { type ApplyFixInput, type ApplyFixResult, applyFix } from './run-apply-fix.ts';
 export { type FixReport, fixDrafts, MAX_FIX_PASSES } from './run-fix-drafts.ts';
 export { type ProbeSummary, type PublishBuildInput, type PublishBuildResult, publishBuild } from './run-publish-build.ts';
+export { resumeSession } from './run-resume-session.ts';
 export { recordReview, type StageUsage, type StoredReview, sessionReviews } from './run-review-store.ts';
 export {
   cancelSession,

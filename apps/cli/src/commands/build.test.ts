@@ -217,6 +217,44 @@ describe('bvl build', { timeout: 120_000 }, () => {
     expect(process.listenerCount('SIGINT')).toBe(0);
   });
 
+  it('--resume goes on with a Ctrl-C cancelled build within its bounds, to clean; its transcript runs on', async () => {
+    const t = tenant();
+    const first = await bvl(
+      ['Track team expenses', '--from', stack, '--tenant', t, '--format', 'json'],
+      [
+        call('verify_build'),
+        () => {
+          process.emit('SIGINT');
+          return { hang: true };
+        },
+      ],
+    );
+    expect(first.json()).toMatchObject({ session: { rounds: 1, stopReason: 'cancelled' } });
+    const id = first.json().session.id;
+    await llm?.close();
+    llm = undefined;
+    const r = await bvl(
+      ['--resume', id, '--tenant', t, '--format', 'json'],
+      [repair, call('verify_build'), call('publish'), { json: { verdict: 'pass', findings: [] } }],
+    );
+    expect(r.err).toBe('');
+    expect(r.code).toBe(EXIT.clean);
+    expect(r.json()).toMatchObject({ ok: true, published: true, session: { id, rounds: 3, stopReason: 'clean' } });
+    expect(llm!.requests[0]!.body.messages[1].content).toMatch(/^Goal: Track team expenses\n[\s\S]*Resumed: this build was interrupted after 1 round\(s\)/);
+    const shown = (await show([id, '--tenant', t, '--format', 'json'])).json();
+    expect(shown.transcript.map((x: any) => x.turn)).toEqual(shown.transcript.map((_: unknown, i: number) => i));
+    expect(shown.transcript.filter((x: any) => x.role === 'assistant').flatMap((x: any) => x.toolCalls.map((c: any) => c.name))).toEqual([
+      'verify_build',
+      'stage_draft',
+      'verify_build',
+      'publish',
+    ]);
+    // A session that stopped for a reason the loop decided cannot be resumed.
+    const again = await bvl(['--resume', id, '--tenant', t], []);
+    expect(again.code).toBe(EXIT.cannotRun);
+    expect(again.err).toBe(`bvl: session ${id} stopped (clean): only an interrupted or cancelled build can be resumed\n`);
+  });
+
   it('the built binary: a real SIGINT (Ctrl-C) while the model thinks ends the session as cancelled, exit 1', async () => {
     const bin = join(import.meta.dirname, '../../bin/bvl.js');
     let child: ReturnType<typeof spawn> | undefined;

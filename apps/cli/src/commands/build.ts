@@ -68,12 +68,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       format: { type: 'string' },
       'data-dir': { type: 'string' },
       'judge-model': { type: 'string' },
+      resume: { type: 'string' },
     },
     'build',
   );
-  if (positionals.length !== 1 || positionals[0]!.trim() === '')
+  const resume = values.resume;
+  if (resume !== undefined && (positionals.length > 0 || values.from !== undefined))
+    throw new UsageError("--resume goes on with a session's own goal and drafts: give no prompt and no --from");
+  if (resume === undefined && (positionals.length !== 1 || positionals[0]!.trim() === ''))
     throw new UsageError(`${positionals.length > 1 ? `expected one prompt, got ${positionals.length} (quote it)` : 'missing the prompt'}\n${usage}`);
-  const prompt = positionals[0]!;
+  const prompt = positionals[0] ?? '';
   if (prompt.length > MAX_GOAL_LENGTH) throw new UsageError(`the prompt is ${prompt.length} characters, over the ${MAX_GOAL_LENGTH}-character limit`);
   const format = values.format ?? 'pretty';
   if (format !== 'pretty' && format !== 'json') throw new UsageError(`--format must be pretty or json (got ${JSON.stringify(format)})`);
@@ -143,6 +147,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       },
       signal: controller.signal,
       judge,
+      ...(resume !== undefined ? { resume } : {}),
       onProgress: io.isTty ? (e) => io.stderr(`${progressLine(e)}\n`) : undefined,
     });
     const report: BuildReport = {
