@@ -1,7 +1,6 @@
 // review_intent (issue 18 item 5) on every surface: the HTTP route, MCP over streamable HTTP (the
 // real SDK client, through the app's own fetch) and the local MCP server — each judged by a
 // scripted OpenAI-compatible endpoint on 127.0.0.1 through the real `openai` client.
-import { join } from 'node:path';
 import { createAgentClient } from '@bvl/build-agent';
 import { type ScriptedLlm, startScriptedLlm } from '@bvl/build-agent/testing';
 import { stageDrafts } from '@bvl/platform';
