@@ -11,7 +11,7 @@ import { benchGrowth, benchVerify } from './bench-verify.ts';
 import { type Goal, goalLine } from './measure.ts';
 
 const log = (line: string) => console.log(line);
-const only = new Set((process.env.BVL_BENCH_ONLY ?? 'process,verify,growth,runtime,loop,answers,api').split(',').map((s) => s.trim()));
+const only = new Set((process.env.BVL_BENCH_ONLY ?? 'process,verify,growth,runtime,loop,answers,context,api').split(',').map((s) => s.trim()));
 if (process.env.BVL_BENCH_SKIP_RUNTIME === '1') only.delete('runtime');
 if (process.env.BVL_BENCH_SKIP_API === '1') only.delete('api');
 
@@ -40,6 +40,10 @@ if (only.has('loop')) {
 if (only.has('answers')) {
   log('\n— answers sized for a model: tokens (o200k) of what an agent reads, over MCP stdio and HTTP —');
   goals.push(...(await (await import('./bench-answers.ts')).benchAnswers(log)));
+}
+if (only.has('context')) {
+  log("\n— the built-in agent's context: prompt tokens (o200k) per turn over a 10-round build —");
+  goals.push(...(await (await import('./bench-context.ts')).benchContext(log)));
 }
 log('\n— goals (issues 10 and 18), timings judged on the median —');
 for (const g of goals) log(goalLine(g));

@@ -1,3 +1,4 @@
+import type { AgentClient } from '@bvl/build-agent';
 import type { PlatformContext } from '@bvl/platform';
 import { DEFAULT_POLICY, type EffectivePolicy } from '@bvl/verify-build';
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
@@ -59,6 +60,8 @@ export interface AppDeps {
   readonly tenantLimiter?: TenantLimiter | undefined;
   /** The server's default policy for tenants without their own (default: DEFAULT_POLICY, sessions optional; `bvl serve` requires them). */
   readonly policy?: EffectivePolicy | undefined;
+  /** The model review_intent judges with (main.ts: BVL_JUDGE_MODEL, else BVL_MODEL); without it the tool says so. */
+  readonly judge?: AgentClient | undefined;
 }
 
 /** Zod problems as the API lists them: a dotted path into the input, and what is wrong there. */
@@ -172,7 +175,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   draftRoutes(app, platform);
   buildRoutes(app, platform, limits.publishMs);
-  sessionRoutes(app, platform);
+  sessionRoutes(app, platform, deps.judge);
   policyRoutes(app, platform);
 
   app.openapi(
@@ -207,6 +210,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       deps.version,
       { publishBy: c.var.startedAt + limits.publishMs, deadline: c.var.deadline },
       policy,
+      deps.judge,
     );
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

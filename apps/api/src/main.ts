@@ -2,6 +2,7 @@
 // logger and listens. `bvl serve`, `bvl mcp` and `bvl token` call these.
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { judgeFromEnv } from '@bvl/build-agent';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
 import {
   DEFAULT_POLICY,
@@ -108,8 +109,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         demo = { ...DEMO, token, example };
       }
     }
+    // review_intent's judge: BVL_JUDGE_MODEL (else BVL_MODEL) at the configured endpoint; none, and the tool says so.
+    const judged = judgeFromEnv(options.env);
+    const judge = 'client' in judged ? judged.client : undefined;
     const logger = makeLogger(options.logTo);
-    const app = createApp({ platform, logger, version: options.version, limits: options.limits, tenantLimits, verifyWorkers, policy });
+    const app = createApp({ platform, logger, version: options.version, limits: options.limits, tenantLimits, verifyWorkers, policy, judge });
     // A killed build leaves its session open: the sweep closes it as expired once idle past its limit.
     sweep = setInterval(() => {
       expireSessions(platform).then(
@@ -199,6 +203,7 @@ export async function runMcpStdio(options: {
       const w = where();
       return w.dataDir === undefined || existsSync(w.dataDir);
     },
+    judge: () => judgeFromEnv(options.env),
   });
   const stderr = options.stderr ?? process.stderr;
   const transport = new LineStdioTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout, { log: (line) => stderr.write(`${line}\n`) });

@@ -368,6 +368,28 @@ export const DraftSchema = component('Draft', {
 export const DiscardResultSchema = component('DiscardResult', { discarded: z.number() });
 export const SessionListSchema = component('SessionList', { sessions: z.array(SessionSchema) });
 export const RoundListSchema = component('RoundList', { rounds: z.array(RoundSchema) });
+/** One turn of a build's transcript. */
+const TurnSchema = named(
+  'Turn',
+  open(
+    z.looseObject({
+      turn: count,
+      role: z.enum(['system', 'user', 'assistant']),
+      content: z.string().nullable(),
+      toolCalls: z.array(openObject('{id, name, arguments, result}')),
+    }),
+  ).describe('Also stage (build|review), tokensIn, tokensOut, tokensCached, tokensReasoning, retries, ms, condensed, createdAt.'),
+);
+export const TranscriptSchema = component('Transcript', { transcript: z.array(TurnSchema) });
+export const ReviewInput = z
+  .strictObject({ goal: z.string().min(1).max(20_000).optional(), session: z.string().min(1).max(100).optional() })
+  .openapi('ReviewInput')
+  .describe("The goal to judge against (default the session's).");
+export const ReviewSchema = component(
+  'Review',
+  { verdict: z.enum(['pass', 'mismatch', 'failed']) },
+  'Also judge, goal, issues (intent_mismatch warnings), usage, round.',
+);
 export const HealthSchema = component('Health', {
   card: CardSchema,
   issues: Issues.describe('Every issue of the card, once.'),

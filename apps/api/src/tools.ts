@@ -2,6 +2,7 @@
 // operation takes), a zod output, and one function over packages/verify-build and packages/platform.
 // The HTTP routes and the MCP endpoint both call these, so both surfaces are the same tools.
 
+import { type AgentClient, reviewPackage } from '@bvl/build-agent';
 import { discardDrafts, fromStoredArtifact, listDrafts, type PackageScope, type PlatformContext, readOverlayRows, tenantSchema } from '@bvl/platform';
 import {
   answerPublish,
@@ -27,6 +28,7 @@ import {
   type PublishBuildResult,
   pageIssues,
   publishBuild,
+  readTranscript,
   SessionError,
   type SessionView,
   type ViewOptions,
@@ -50,11 +52,14 @@ import {
   PublishInput,
   PublishResultSchema,
   PublishStatusSchema,
+  ReviewInput,
+  ReviewSchema,
   RoundListSchema,
   SessionInput,
   SessionListSchema,
   SessionSchema,
   StageDraftsInput,
+  TranscriptSchema,
   VerifyInput,
   VerifyResultSchema,
   WriteResultSchema,
@@ -71,6 +76,8 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodType =
   readonly output: O;
   /** Read-only operations may be retried freely; MCP clients see this as a hint. */
   readonly readOnly: boolean;
+  /** False: an HTTP route only, not an MCP tool (tools/list is read into a model's context on every turn). */
+  readonly mcp?: false;
   /** Returns the output the schema describes (checked against it by the MCP server and the tests), in the surface's default detail. */
   run(ctx: PlatformContext, tenant: string, input: z.output<I>, surface: Surface): Promise<object>;
 }
@@ -84,6 +91,8 @@ export interface Surface {
   readonly deadline?: AbortSignal | undefined;
   /** The server's default policy (a tenant's own policy overrides it field by field); absent: DEFAULT_POLICY. */
   readonly policy?: EffectivePolicy | undefined;
+  /** The judge model review_intent calls; absent when the server has none configured. */
+  readonly judge?: AgentClient | undefined;
 }
 
 /**
@@ -381,6 +390,40 @@ export const TOOLS = {
       const rounds = await listRounds(ctx, { tenant, id: i.id });
       // Each round's issues with their ids (no patch ids: those are bound to drafts as they are now).
       return { rounds: rounds.map((r) => ({ ...r, issues: ((ids) => r.issues.map((x, k) => fullIssue(x, ids[k]!, undefined)))(issueIds(r.issues)) })) };
+    },
+  }),
+  get_transcript: defineTool({
+    name: 'get_transcript',
+    title: "A session's transcript",
+    description: 'Every turn of a build session: messages, tool calls with arguments and a bounded result, tokens, time (secrets redacted).',
+    input: z.object(SessionId),
+    output: TranscriptSchema,
+    readOnly: true,
+    // For people and dashboards debugging a build, not for the agent's own loop.
+    mcp: false,
+    run: async (ctx, tenant, i) => {
+      await packageSession(ctx, scopeOf(tenant, i), i.id);
+      return { transcript: await readTranscript(ctx, { tenant, id: i.id }) };
+    },
+  }),
+  review_intent: defineTool({
+    name: 'review_intent',
+    title: 'Intent review',
+    description:
+      'A judge model reviews the build (published ⊕ drafts) against the goal; findings are intent_mismatch warnings. With a session, stored with its round.',
+    input: ReviewInput.extend(Pkg),
+    output: ReviewSchema,
+    readOnly: false,
+    run: async (ctx, tenant, i, surface) => {
+      if (!surface.judge)
+        throw new ApiError(
+          'invalid_request',
+          'review_intent needs a judge model: the server has none configured (OPENAI_BASE_URL or OPENAI_API_KEY, and BVL_JUDGE_MODEL or BVL_MODEL)',
+        );
+      await requirePackage(ctx, scopeOf(tenant, i));
+      const r = await reviewPackage(ctx, scopeOf(tenant, i), { judge: surface.judge, goal: i.goal, session: i.session });
+      const ids = issueIds(r.issues);
+      return { ...r, issues: r.issues.map((x, k) => fullIssue(x, ids[k]!, undefined)) };
     },
   }),
   cancel_session: defineTool({

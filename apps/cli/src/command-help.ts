@@ -69,7 +69,8 @@ most $BVL_LOCK_WAIT_MS milliseconds (default 60000); after ~2 s a line on stderr
   },
   build: {
     summary: 'let the built-in agent build (or repair) an app through verify_build, bounded by a session',
-    usage: `usage: bvl build "<prompt>" [--tenant t] [--package p] [--max-rounds n] [--budget-usd x] [--budget-tokens n] [--budget-seconds s] [--from <stack>] [--format pretty|json]
+    usage: `usage: bvl build "<prompt>" [--tenant t] [--package p] [--max-rounds n] [--budget-usd x] [--budget-tokens n] [--budget-seconds s] [--from <stack>] [--judge-model m] [--format pretty|json]
+       bvl build --resume <session> [--tenant t] [--package p] [--format pretty|json]
 
   "<prompt>"           what the app is for (the session's goal)
   --tenant <t>         the tenant to build in (default "default")
@@ -79,6 +80,8 @@ most $BVL_LOCK_WAIT_MS milliseconds (default 60000); after ~2 s a line on stderr
   --budget-tokens <n>  stop when the model calls use more tokens (each call's max_tokens is what is left)
   --budget-seconds <s> stop when the build has run this long (wall clock; a call in flight is cut off)
   --from <stack>       start from an existing app (staged as the package's drafts)
+  --judge-model <m>    the model that judges the intent review (default $BVL_JUDGE_MODEL, else the builder's)
+  --resume <session>   go on with an interrupted (or Ctrl-C cancelled) build within what is left of its bounds
   --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
   --format <f>         pretty (default) or json
   -h, --help           show this help
@@ -108,6 +111,20 @@ it), else embedded PGlite in $BVL_DATA_DIR or .bvl/data. Prints the URL, a demo 
 Speaks MCP over stdio (add it to an MCP client as the command "npx bvl mcp"). Tools: verify, fix,
 publish (into the local embedded database, or DATABASE_URL) and card, on paths relative to the
 working folder. Runs until the client closes stdin.`,
+  },
+  session: {
+    summary: "show a build session: its rounds, the intent review's verdict, cost by stage and every turn of its transcript",
+    usage: `usage: bvl session show <id> [--tenant t] [--format pretty|json] [--data-dir <dir>]
+
+  <id>                 the session id (bvl build prints it; --format json has it as session.id)
+  --tenant <t>         the tenant the session ran in (default "default")
+  --format <f>         pretty (default: a readable transcript) or json ({ session, rounds, transcript, cost })
+  --data-dir <dir>     the embedded database's folder (default $BVL_DATA_DIR, else .bvl/data); ignored with DATABASE_URL
+  -h, --help           show this help
+
+Each turn: who spoke, what was said, the tool calls with their arguments and a bounded result, tokens
+and time. Secrets are never stored; a long transcript keeps every turn, its oldest condensed with a marker.
+Exit 0, or 2 for an unknown session or a database that cannot be opened.`,
   },
   token: {
     summary: 'create, list or revoke the API bearer tokens of a tenant',

@@ -18,6 +18,7 @@ const LOADERS = {
   build: async () => (await import('./commands/build.ts')).run,
   serve: async () => (await import('./commands/serve.ts')).run,
   mcp: async () => (await import('./commands/mcp.ts')).run,
+  session: async () => (await import('./commands/session.ts')).run,
   token: async () => (await import('./commands/token.ts')).run,
   policy: async () => (await import('./commands/policy.ts')).run,
   eval: async () => (await import('./commands/eval.ts')).run,

@@ -16,7 +16,14 @@ export function buildSummary(input: {
   readonly error?: string | undefined;
   /** A clean build whose last turn crossed a budget: by how much. */
   readonly overrun?: string | undefined;
+  /** Problems beside the build (a transcript not stored): named at the end, never a failure. */
+  readonly warnings?: readonly string[] | undefined;
 }): string {
+  const note = input.warnings?.length ? ` (warning: ${input.warnings.join('; ')})` : '';
+  return summaryOf(input) + note;
+}
+
+function summaryOf(input: Parameters<typeof buildSummary>[0]): string {
   const errors = input.issues.filter((i) => i.severity === 'error');
   const warnings = input.issues.length - errors.length;
   const w = warnings ? `; ${warnings} warning(s)` : '';

@@ -18,7 +18,10 @@ describe('@bvl/build-agent public surface', () => {
       'ModelCallError',
       'agentClientFromEnv',
       'createAgentClient',
+      'judgeFromEnv',
+      'packageArtifacts',
       'reviewIntent',
+      'reviewPackage',
       'runBuild',
       'systemPrompt',
     ]);

@@ -7,5 +7,6 @@ export { DEFAULT_RETRY, type RetryOptions } from './retry-plan.ts';
 export { type BuildProgress, type BuildResult, type RunBuildInput, runBuild } from './run-build.ts';
 export { ModelCallError, type RetryNotice } from './run-chat.ts';
 export { type IntentReview, type ReviewIntentInput, reviewIntent } from './run-intent-review.ts';
+export { judgeFromEnv, type PackageReview, packageArtifacts, reviewPackage } from './run-review-package.ts';
 export { MAX_SYSTEM_PROMPT_CHARS, systemPrompt } from './system-prompt.ts';
 export type { AgentUsage } from './usage-meter.ts';

@@ -513,6 +513,8 @@ describe('runBuild (the built-in agent over a scripted OpenAI-compatible endpoin
     expect(reviewRequest.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'intent_review', strict: true } });
     expect(reviewRequest.messages[1].content).toContain(GOAL);
     expect(result.usage.turns).toBe(4);
-    expect(result.usage.tokensIn).toBe(500);
+    // The review's spend is counted apart from the build's.
+    expect(result.usage.tokensIn).toBe(400);
+    expect(result.reviewUsage).toMatchObject({ tokensIn: 100, tokensOut: 20 });
   });
 });

@@ -13,6 +13,8 @@ import {
   type NextStep,
   type PublishBuildResult,
   publishBuild,
+  recordReview,
+  resumeSession,
   type SessionView,
   type StopReason,
   stopSession,
@@ -22,8 +24,9 @@ import {
 import type OpenAI from 'openai';
 import type { AgentClient } from './agent-client.ts';
 import { type AgentToolName, type ParsedCall, parseToolCall, toolDefinitions } from './agent-tools.ts';
-import { type BuildBounds, estimateTokens, MAX_IDLE_INTERVENTIONS, reserveCall, splitBounds } from './build-bounds.ts';
+import { type BuildBounds, BuildSetupError, estimateTokens, MAX_IDLE_INTERVENTIONS, reserveCall, splitBounds } from './build-bounds.ts';
 import { buildSummary } from './build-summary.ts';
+import { condenseConversation } from './condense-conversation.ts';
 import { reviewFailedIssue } from './intent-review.ts';
 import { publishForModel, toolJson, verifyForModel } from './model-view.ts';
 import { ModelCallError, type RetryNotice, runChat } from './run-chat.ts';
@@ -31,6 +34,7 @@ import { type IntentReview, reviewIntent } from './run-intent-review.ts';
 import { openingMessage } from './run-opening-message.ts';
 import { applyPatches, discardDraft, getArtifact, listArtifacts, retireArtifact, stageDraft, type ToolAnswer } from './run-store-tool.ts';
 import { systemPrompt } from './system-prompt.ts';
+import { TranscriptRecorder } from './transcript-recorder.ts';
 import { type AgentUsage, UsageMeter } from './usage-meter.ts';
 
 /** What the agent reports as it goes (the CLI prints a line per round on a TTY). */
@@ -62,6 +66,14 @@ export interface RunBuildInput {
   readonly onProgress?: ((event: BuildProgress) => void) | undefined;
   /** Run the intent review after a clean publish (default true). */
   readonly review?: boolean | undefined;
+  /**
+   * Resume this session (an interrupted or cancelled build) instead of starting one: it goes on
+   * within what is left of its bounds, from the drafts as they are; `prompt` may be empty (the
+   * session's goal is used).
+   */
+  readonly resume?: string | undefined;
+  /** The model that judges the intent review (default `client`, the builder's). */
+  readonly judge?: AgentClient | undefined;
 }
 
 /** How a build ended. */
@@ -79,12 +91,16 @@ export interface BuildResult {
   readonly card: BuildCard;
   readonly usage: AgentUsage;
   readonly review?: IntentReview['verdict'] | undefined;
+  /** The intent review's spend, counted apart from the build's `usage` (by its judge model's price). */
+  readonly reviewUsage?: IntentReview['usage'] | undefined;
   /** Set when the build could not go on (the model endpoint failed for good). */
   readonly error?: string | undefined;
   /** With `error`: the HTTP status the endpoint last answered, when it answered one (429: rate limited). */
   readonly errorStatus?: number | undefined;
   /** The build ended clean, but the turn that made it clean spent past a budget: by how much. */
   readonly overrun?: string | undefined;
+  /** What went wrong beside the build without stopping it (a transcript that could not be stored). */
+  readonly warnings: readonly string[];
 }
 
 type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
@@ -108,19 +124,25 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   const { platform, scope, client, signal } = input;
   const { maxTurnsPerRound, sessionBounds } = splitBounds(input.bounds, client);
   signal?.throwIfAborted();
-  let session = await createSession(platform, { ...scope, goal: input.prompt, bounds: sessionBounds });
+  let session = input.resume
+    ? await resumeSession(platform, { tenant: scope.tenant, id: input.resume })
+    : await createSession(platform, { ...scope, goal: input.prompt, bounds: sessionBounds });
+  if (session.package !== scope.package)
+    throw new BuildSetupError(`session ${session.id} builds package ${JSON.stringify(session.package)}, not ${JSON.stringify(scope.package)}`);
+  const goal = input.resume ? session.goal : input.prompt;
   const meter = new UsageMeter(client.price);
   const onRetry = (n: RetryNotice) => {
     meter.retries++;
     input.onProgress?.({ kind: 'retry', ...n });
   };
   const ref = { tenant: scope.tenant, id: session.id };
+  const transcript = new TranscriptRecorder(platform, { tenant: scope.tenant, session: session.id }, secretsOf(client, input.judge));
   let next: NextStep = 'repair';
   let dirty = true;
   let published = false;
   let roundTurns = 0;
   let idle = 0;
-  let seenRounds = 0;
+  let seenRounds = session.rounds;
   let stopWhy: string | undefined;
   let error: string | undefined;
   let errorStatus: number | undefined;
@@ -216,7 +238,9 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
     if (session.status === 'open' && next === 'publish')
       told = `${reason}; verify_build said publish, so bvl published for you: ${toolJson(publishForModel(await publishNow()))}`;
     if (session.status !== 'open') return;
-    messages.push({ role: 'user', content: `${told}\nRepair what is left, then call verify_build.` });
+    const content = `${told}\nRepair what is left, then call verify_build.`;
+    messages.push({ role: 'user', content });
+    await transcript.record({ role: 'user', content });
     roundTurns = 0;
     if (session.rounds === before && ++idle >= MAX_IDLE_INTERVENTIONS) {
       stopWhy = `the agent changed nothing in ${idle} round(s) of turns`;
@@ -246,16 +270,31 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
   const callSignal = signal && deadline ? AbortSignal.any([signal, deadline]) : (signal ?? deadline);
 
   try {
-    messages.push({ role: 'user', content: await openingMessage(platform, scope, input.prompt, session) });
+    const resumed = input.resume
+      ? `\n\nResumed: this build was interrupted after ${session.rounds} round(s); the drafts hold its work so far. Call verify_build to see what is left.`
+      : '';
+    const opening = (await openingMessage(platform, scope, goal, session)) + resumed;
+    messages.push({ role: 'user', content: opening });
+    await transcript.record({
+      role: 'system',
+      content: `the system prompt: ${messages[0]!.content?.length} characters (role, workflow and the stack format reference)`,
+    });
+    await transcript.record({ role: 'user', content: opening });
     const tools = toolDefinitions();
+    // The reference is sent until the first round is recorded; after it, the role and workflow alone.
+    const shortPrompt = systemPrompt({ reference: false });
     while (session.status === 'open') {
       signal?.throwIfAborted();
       if (roundTurns >= maxTurnsPerRound) {
         await intervene(`You used the ${maxTurnsPerRound} model turns of this round`);
         continue;
       }
-      const chars = JSON.stringify([messages, tools]).length;
-      const prompt = lastPrompt ? lastPrompt.tokens + Math.ceil(Math.max(0, chars - lastPrompt.chars) / 4) : estimateTokens([messages, tools]);
+      const started = Date.now();
+      const retriedBefore = meter.retries;
+      // What is sent: the conversation condensed (old tool results cut, the reference once); the whole of it is kept for the transcript.
+      const sent = condenseConversation(messages, session.rounds > 0 ? { system: shortPrompt } : {});
+      const chars = JSON.stringify([sent, tools]).length;
+      const prompt = lastPrompt ? lastPrompt.tokens + Math.ceil(Math.max(0, chars - lastPrompt.chars) / 4) : estimateTokens([sent, tools]);
       const reserved = reserveCall(session.bounds, meter.usage, prompt, client.price);
       if (!reserved.ok) {
         await stopForBudget(reserved.spent);
@@ -263,9 +302,10 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       }
       const completion = await runChat(
         client,
-        { messages, tools, tool_choice: 'auto', ...(reserved.maxTokens !== undefined ? { max_tokens: reserved.maxTokens } : {}) },
+        { messages: sent, tools, tool_choice: 'auto', ...(reserved.maxTokens !== undefined ? { max_tokens: reserved.maxTokens } : {}) },
         { signal: callSignal, onRetry },
       );
+      const ms = Date.now() - started;
       meter.turns++;
       roundTurns++;
       meter.add(completion.usage);
@@ -274,10 +314,37 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       if (!msg) throw new ModelCallError(`the model endpoint ${client.endpoint} answered no choice`);
       const calls = normalizeCalls(msg.tool_calls, meter.turns);
       messages.push({ role: 'assistant', content: msg.content ?? (calls.length ? null : ''), ...(calls.length ? { tool_calls: calls } : {}) });
-      if (calls.length === 0) await intervene('You ended your turn without a tool call');
-      for (const call of calls) {
-        messages.push({ role: 'tool', tool_call_id: call.id, content: await answer(call.function.name, call.function.arguments) });
-        if (session.status !== 'open') break;
+      const turn = {
+        role: 'assistant' as const,
+        content: msg.content ?? null,
+        tokensIn: completion.usage?.prompt_tokens,
+        tokensOut: completion.usage?.completion_tokens,
+        tokensCached: completion.usage?.prompt_tokens_details?.cached_tokens,
+        tokensReasoning: completion.usage?.completion_tokens_details?.reasoning_tokens,
+        retries: meter.retries - retriedBefore,
+        ms,
+      };
+      if (calls.length === 0) {
+        await transcript.record(turn);
+        await intervene('You ended your turn without a tool call');
+      }
+      const answered: Array<{ id: string; name: string; arguments: string; result: string | null }> = [];
+      try {
+        for (const call of calls) {
+          const result = await answer(call.function.name, call.function.arguments);
+          answered.push({ id: call.id, name: call.function.name, arguments: call.function.arguments, result });
+          messages.push({ role: 'tool', tool_call_id: call.id, content: result });
+          if (session.status !== 'open') break;
+        }
+      } finally {
+        if (calls.length)
+          await transcript.record({
+            ...turn,
+            toolCalls: [
+              ...answered,
+              ...calls.slice(answered.length).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: null })),
+            ],
+          });
       }
       if (session.status === 'open') await checkBudget();
     }
@@ -302,19 +369,32 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
 
   async function finish(): Promise<BuildResult> {
     let review: IntentReview | undefined;
+    let reviewWarning: string | undefined;
     if (session.stopReason === 'clean' && published && input.review !== false && !signal?.aborted) {
       const rows = (await readOverlayRows(platform.db, scope.tenant, scope.package)).filter((r) => r.package === scope.package);
       const overlay = overlayOf(rows, scope.package);
       const artifacts = [...mergeOverlay(overlay.published.artifacts, overlay.drafts.artifacts).merged.values()];
       // Only an abort escapes the review; a cancelled review still leaves its one warning.
-      review = await reviewIntent({ client, goal: input.prompt, artifacts, fallbackName: scope.package, signal, onRetry }).catch(
+      const judge = input.judge ?? client;
+      const reviewStarted = Date.now();
+      review = await reviewIntent({ client: judge, goal, artifacts, fallbackName: scope.package, signal, onRetry }).catch(
         (): IntentReview => ({
           verdict: 'failed',
           issues: [reviewFailedIssue('the review was cancelled', artifacts, scope.package)],
           usage: { tokensIn: 0, tokensOut: 0, costUsd: 0 },
         }),
       );
-      meter.add({ prompt_tokens: review.usage.tokensIn, completion_tokens: review.usage.tokensOut });
+      await transcript.record({
+        stage: 'review',
+        role: 'assistant',
+        content: JSON.stringify({ judge: judge.model, verdict: review.verdict, findings: review.issues.map((i) => i.message) }),
+        tokensIn: review.usage.tokensIn,
+        tokensOut: review.usage.tokensOut,
+        ms: Date.now() - reviewStarted,
+      });
+      await recordReview(platform, ref, { judge: judge.model, ...review }).catch((e: unknown) => {
+        reviewWarning = `the intent review's verdict could not be stored with the round: ${(e as Error)?.message ?? String(e)}`;
+      });
       input.onProgress?.({ kind: 'review', verdict: review.verdict, warnings: review.issues.length });
     }
     // A stopped session records nothing more: this reads what remains (and reports the last usage).
@@ -332,21 +412,31 @@ export async function runBuild(input: RunBuildInput): Promise<BuildResult> {
       : final.card;
     const why = stopWhy ?? (await lastWhy()) ?? '';
     const over = session.stopReason === 'clean' ? exceededBudget(session.bounds, { ...meter.usage, elapsedMs: elapsedMs() }) : undefined;
+    const warnings = [transcript.warning, reviewWarning].filter((w): w is string => w !== undefined);
     return {
       ok: session.stopReason === 'clean' && !issues.some((i) => i.severity === 'error'),
       published,
       session,
       stopReason: session.stopReason,
-      summary: buildSummary({ stopReason: session.stopReason, why, published, rounds: session.rounds, issues, error, overrun: over }),
+      summary: buildSummary({ stopReason: session.stopReason, why, published, rounds: session.rounds, issues, error, overrun: over, warnings }),
       issues,
       card,
       usage: meter.usage,
-      ...(review ? { review: review.verdict } : {}),
+      ...(review ? { review: review.verdict, reviewUsage: review.usage } : {}),
       ...(error ? { error } : {}),
       ...(errorStatus !== undefined ? { errorStatus } : {}),
       ...(over ? { overrun: over } : {}),
+      warnings,
     };
   }
+}
+
+/** The endpoints' API keys, redacted from the transcript by value (beside everything shaped like a secret). */
+function secretsOf(...clients: ReadonlyArray<AgentClient | undefined>): string[] {
+  return clients.flatMap((c) => {
+    const key = c?.openai.apiKey;
+    return typeof key === 'string' && key !== 'none' ? [key] : [];
+  });
 }
 
 type FunctionCall = OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;

@@ -26,10 +26,16 @@ const fill = (line: string): string =>
  * The agent's system prompt: its role and workflow, then a compact reference of the stack format
  * (objects and fields, views with their per-type blocks, datasets, dashboards and widgets, apps and
  * navigation, seeds), each with one example. The reference is data (stack-reference.json); its
- * examples form one small app that verifies clean (tested).
+ * examples form one small app that verifies clean (tested). With `reference: false`, the role and
+ * workflow alone: what the agent is sent once its first round is recorded (see condenseConversation).
  */
-export function systemPrompt(): string {
-  const lines = [...reference.intro, '', '# How to work', ...reference.workflow, '', '# Stack format reference'];
+export function systemPrompt(options: { readonly reference?: boolean } = {}): string {
+  const lines = [...reference.intro, '', '# How to work', ...reference.workflow];
+  if (options.reference === false) {
+    lines.push('', 'The stack format reference was given when the build began; the issues verify_build names say what each artifact needs.');
+    return lines.join('\n');
+  }
+  lines.push('', '# Stack format reference');
   for (const s of reference.sections) {
     lines.push('', `## ${s.title}`, ...s.rules.map((r) => `- ${fill(r)}`), `Example: ${JSON.stringify(s.example)}`);
   }

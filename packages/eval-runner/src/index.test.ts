@@ -87,6 +87,7 @@ describe('the public surface', () => {
       'runEvalWorker',
       'runEvals',
       'scheduleNightly',
+      'sessionTranscripts',
       'stackDocument',
       'subjectId',
       'subjectOf',

@@ -130,6 +130,7 @@ export {
 export { type AgentBuilder, openaiAgent } from './run-openai-agent.ts';
 export { type ChatCompletionCall, type OpenaiJudgeOptions, openaiJudge } from './run-openai-judge.ts';
 export { type RecordCaseInput, type RecordedCase, recordCase } from './run-record-case.ts';
+export { sessionTranscripts } from './run-session-transcript.ts';
 export { stackDocument } from './stack-document.ts';
 export {
   type AttemptOutcome,

@@ -75,6 +75,9 @@ export interface BuildSessionsTable {
   tokens_in: ColumnType<number, number | undefined, number>;
   tokens_out: ColumnType<number, number | undefined, number>;
   cost_usd: ColumnType<number, number | undefined, number>;
+  review_tokens_in: ColumnType<number, number | undefined, number>;
+  review_tokens_out: ColumnType<number, number | undefined, number>;
+  review_cost_usd: ColumnType<number, number | undefined, number>;
   published_at: ColumnType<Date | null, string | null | undefined, string | null>;
   created_at: ColumnType<Date, string, never>;
   updated_at: ColumnType<Date, string, string>;
@@ -97,6 +100,28 @@ export interface BuildRoundsTable {
   tokens_out: ColumnType<number, number | undefined, number>;
   cost_usd: ColumnType<number, number | undefined, number>;
   duration_ms: number;
+  /** The intent review's verdict on this round's build (issue 18), when one ran. */
+  review: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: ColumnType<Date, string, never>;
+}
+
+/** `bvl.build_transcripts`: one turn of a build's model conversation (redacted, bounded per session). */
+export interface BuildTranscriptsTable {
+  session_id: string;
+  tenant_id: string;
+  turn: number;
+  stage: 'build' | 'review';
+  role: 'system' | 'user' | 'assistant';
+  content: string | null;
+  tool_calls: Json;
+  tokens_in: ColumnType<number, number | undefined, number>;
+  tokens_out: ColumnType<number, number | undefined, number>;
+  tokens_cached: number | null;
+  tokens_reasoning: number | null;
+  retries: ColumnType<number, number | undefined, number>;
+  ms: ColumnType<number, number | undefined, number>;
+  chars: number;
+  condensed: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: ColumnType<Date, string, never>;
 }
 
@@ -220,6 +245,7 @@ export interface BvlDatabase {
   'bvl.probe_results': ProbeResultsTable;
   'bvl.build_sessions': BuildSessionsTable;
   'bvl.build_rounds': BuildRoundsTable;
+  'bvl.build_transcripts': BuildTranscriptsTable;
   'bvl.api_tokens': ApiTokensTable;
   'bvl.ai_eval_cases': AiEvalCasesTable;
   'bvl.ai_eval_batches': AiEvalBatchesTable;

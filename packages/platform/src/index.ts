@@ -16,6 +16,7 @@ export type {
   AiEvalRunsTable,
   BuildRoundsTable,
   BuildSessionsTable,
+  BuildTranscriptsTable,
   BvlDatabase,
   DynamicDatabase,
   EngineKind,

@@ -277,6 +277,43 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.withSchema('bvl').createIndex('build_sessions_open').on('build_sessions').columns(['status', 'updated_at']).execute();
     },
   },
+  '0008_session_transcripts': {
+    async up(db: Kysely<unknown>) {
+      // Every turn of a build, kept with its session (issue 18). No foreign key to the session: an
+      // eval attempt's tenant is dropped after it ran, and its transcript must outlive it.
+      await db.schema
+        .withSchema('bvl')
+        .createTable('build_transcripts')
+        .addColumn('session_id', 'text', (c) => c.notNull())
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('turn', 'integer', (c) => c.notNull())
+        .addColumn('stage', 'text', (c) => c.notNull().check(sql`stage in ('build', 'review')`))
+        .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('system', 'user', 'assistant')`))
+        .addColumn('content', 'text')
+        .addColumn('tool_calls', 'jsonb', (c) => c.notNull())
+        .addColumn('tokens_in', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens_out', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens_cached', 'integer')
+        .addColumn('tokens_reasoning', 'integer')
+        .addColumn('retries', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('ms', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('chars', 'integer', (c) => c.notNull())
+        .addColumn('condensed', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('build_transcripts_pk', ['session_id', 'turn'])
+        .execute();
+      await db.schema.withSchema('bvl').createIndex('build_transcripts_by_tenant').on('build_transcripts').columns(['tenant_id', 'session_id']).execute();
+      // The intent review's verdict with the round it judged, and its spend apart from the build's.
+      await db.schema.withSchema('bvl').alterTable('build_rounds').addColumn('review', 'jsonb').execute();
+      await db.schema
+        .withSchema('bvl')
+        .alterTable('build_sessions')
+        .addColumn('review_tokens_in', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('review_tokens_out', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('review_cost_usd', 'double precision', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 /** The `bvl.try_*(text)` parsers migration 0004 creates, and the type each returns (null when the text is not one). */

@@ -24,6 +24,18 @@ export {
   pageIssues,
   type UnlistedErrors,
 } from './answer-view.ts';
+export {
+  boundTurn,
+  CONDENSED_CHARS,
+  MAX_ARGUMENT_CHARS,
+  MAX_CONTENT_CHARS,
+  MAX_RESULT_CHARS,
+  MAX_TRANSCRIPT_CHARS,
+  type TranscriptRole,
+  type TranscriptStage,
+  type TranscriptToolCall,
+  type TurnToRecord,
+} from './bound-turn.ts';
 export { type BuildCard, buildCard, type CardLayer, type CardProbes, type CardRound } from './build-card.ts';
 export {
   decideRound,
@@ -43,10 +55,13 @@ export { formatCardLine, formatCardText } from './format-card-text.ts';
 export { type ChosenPatch, choosePatches, issueIds, issueOfPatchId, MAX_PATCHES, patchIdOf } from './issue-ids.ts';
 export { MASKS, maskerOf, masks, masksOf } from './mask-issues.ts';
 export { type PatchedArtifacts, patchArtifacts } from './patch-artifacts.ts';
+export { REDACTED, redactSecrets } from './redact-secrets.ts';
 export { renderCardHtml } from './render-card-html.ts';
 export { type ApplyFixInput, type ApplyFixResult, applyFix } from './run-apply-fix.ts';
 export { type FixReport, fixDrafts, MAX_FIX_PASSES } from './run-fix-drafts.ts';
 export { type ProbeSummary, type PublishBuildInput, type PublishBuildResult, publishBuild } from './run-publish-build.ts';
+export { resumeSession } from './run-resume-session.ts';
+export { recordReview, type StageUsage, type StoredReview, sessionReviews } from './run-review-store.ts';
 export {
   cancelSession,
   createSession,
@@ -65,6 +80,7 @@ export {
   sessionOf,
   stopSession,
 } from './run-session-store.ts';
+export { appendTurn, readTranscript, type TranscriptRef, type TranscriptTurnView } from './run-transcript-store.ts';
 export { getTenantPolicy, type PolicyView, putTenantPolicy } from './run-tenant-policy.ts';
 export { cardProbes, cardSession, issueLabels, maskedSince, type VerifyBuildInput, type VerifyBuildResult, verifyBuild } from './run-verify-build.ts';
 export {

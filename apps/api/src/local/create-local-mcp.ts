@@ -1,5 +1,6 @@
+import { type AgentClient, reviewIntent } from '@bvl/build-agent';
 import { sortIssues } from '@bvl/build-issue';
-import { type ArtifactType, locateIssues } from '@bvl/metadata';
+import { type ArtifactType, locateIssues, mergeOverlay } from '@bvl/metadata';
 import type { Platform } from '@bvl/platform';
 import { packageProblem, tenantProblem } from '@bvl/platform';
 import { verify } from '@bvl/verify';
@@ -9,6 +10,7 @@ import {
   buildCard,
   cardView,
   formatCardLine,
+  fullIssue,
   idLookup,
   issueIds,
   pageIssues,
@@ -46,9 +48,13 @@ import { stageFiles } from './stage-files.ts';
 export const LOCAL_INSTRUCTIONS =
   'bvl verifies metadata apps in the ObjectStack stack format, on this machine. Give a stack JSON file or a per-artifact folder (objects/, views/, dashboards/, datasets/, apps/, seeds/), and optionally drafts over it. verify answers a summary: errors first, a page of issues (each once: id, code, artifact, member, message, fix, at = file:line:column, patchId) and an index of every other error; `more.cursor` pages on, filters (codes, severity, layer, artifact) narrow it, detail "full" gives every field. apply_fix applies issues\' patches by patchId to the files; fix applies every safe patch; stage_drafts writes artifacts into the drafts folder; publish puts the app in the local database (refused while any L1/L2 error remains) and probes it; card summarises.';
 
+/** A path argument: 1 to 4096 characters, checked here rather than spelled out in every tool's schema (tools/list is read on every turn). */
+const PathString = z.string().superRefine((v, ctx) => {
+  if (v.length < 1 || v.length > 4096) ctx.addIssue({ code: 'custom', message: `a path must be 1 to 4096 characters (got ${v.length})` });
+});
 const Source = {
-  path: z.string().min(1).max(4096).describe('The app: a stack file or folder.'),
-  drafts: z.string().min(1).max(4096).optional().describe('Drafts over it.'),
+  path: PathString.describe('The app: a stack file or folder.'),
+  drafts: PathString.optional().describe('Drafts over it.'),
 };
 const View = ViewOptionsSchema.shape;
 const PublishOutput = open(PublishResultSchema.omit({ session: true }).extend({ target: openObject('{tenant, package, schema, database}') }));
@@ -64,6 +70,7 @@ const FixOutput = outputObject({
 });
 const StageOutput = open(WriteResultSchema.extend({ written: z.array(z.string()).describe('Files written.') }));
 const ApplyOutput = open(ApplyFixResultSchema.extend({ written: z.array(z.string()).describe('Files written.') }));
+const ReviewOutput = outputObject({ verdict: z.enum(['pass', 'mismatch', 'failed']) }).describe('Also judge, issues (intent_mismatch warnings), usage.');
 const CardOutput = outputObject({ line: z.string(), card: CardSchema, issues: z.array(IssueSchema), html: z.string().optional() });
 const scopeName = (problem: (v: unknown) => string | undefined, what: string) =>
   z
@@ -81,6 +88,8 @@ export interface LocalMcpDeps {
   readonly openPlatform: () => Promise<Platform>;
   /** Whether the local database may hold published artifacts (an embedded one not yet made holds none); default yes. */
   readonly databaseMayHaveState?: (() => boolean) | undefined;
+  /** review_intent's judge model (BVL_JUDGE_MODEL, else BVL_MODEL), or why there is none. */
+  readonly judge?: (() => { readonly client: AgentClient } | { readonly problem: string }) | undefined;
 }
 
 /** The files verified, as verify_build's result: what the one answer view reads. */
@@ -182,6 +191,23 @@ export function createLocalMcp(deps: LocalMcpDeps): McpServer {
             ...(more ? { more: { ...more, next: 'verify lists every issue, with limit and cursor' } } : {}),
           },
         };
+      },
+    },
+    {
+      name: 'review_intent',
+      title: 'Intent review',
+      description: 'A judge model reviews app ⊕ drafts against the goal.',
+      input: z.object({ ...Source, goal: z.string().min(1).max(20_000) }),
+      output: ReviewOutput,
+      annotations: { readOnlyHint: true },
+      run: async (a: LocalSource & { goal: string }) => {
+        const judged = deps.judge?.() ?? { problem: 'review_intent needs a judge model: none is configured' };
+        if ('problem' in judged) throw new Error(judged.problem);
+        const files = await loadFiles(deps.cwd, a);
+        const artifacts = [...mergeOverlay(files.published.artifacts, files.drafts?.artifacts ?? []).merged.values()];
+        const r = await reviewIntent({ client: judged.client, goal: a.goal, artifacts });
+        const ids = issueIds(r.issues);
+        return { output: { verdict: r.verdict, judge: judged.client.model, issues: r.issues.map((x, k) => fullIssue(x, ids[k]!, undefined)), usage: r.usage } };
       },
     },
     {

@@ -1,3 +1,4 @@
+import type { AgentClient } from '@bvl/build-agent';
 import type { PlatformContext } from '@bvl/platform';
 import type { EffectivePolicy } from '@bvl/verify-build';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -24,17 +25,20 @@ export function createRemoteMcp(
   version: string,
   bounds: Pick<Surface, 'publishBy' | 'deadline'> = {},
   policy?: EffectivePolicy,
+  judge?: AgentClient | undefined,
 ): McpServer {
   const server = new McpServer({ name: 'bvl', version }, { capabilities: { tools: {} }, instructions: REMOTE_INSTRUCTIONS });
-  const defs = Object.values(TOOLS).map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    input: tool.input,
-    output: tool.output as z.ZodObject,
-    // Only what differs from MCP's defaults (readOnlyHint and idempotentHint false, openWorldHint true).
-    annotations: { ...(tool.readOnly ? { readOnlyHint: true, idempotentHint: true } : {}), openWorldHint: false },
-  }));
+  const defs = Object.values(TOOLS)
+    .filter((tool: { mcp?: false }) => tool.mcp !== false)
+    .map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      input: tool.input,
+      output: tool.output as z.ZodObject,
+      // Only what differs from MCP's defaults (readOnlyHint and idempotentHint false, openWorldHint true).
+      annotations: { ...(tool.readOnly ? { readOnlyHint: true, idempotentHint: true } : {}), openWorldHint: false },
+    }));
   registerTools(server, defs, (def) => async (args) => {
     const tool = TOOLS[def.name as ToolName];
     facts.tool = tool.name;
@@ -45,6 +49,7 @@ export function createRemoteMcp(
         detail: 'summary',
         ...bounds,
         policy,
+        judge,
       });
       Object.assign(facts, outcomeOf(tool.name as ToolName, output));
       return toolResult(output, (output as { outcome?: string }).outcome === 'failed');

@@ -1,3 +1,4 @@
+import type { AgentClient } from '@bvl/build-agent';
 import type { PlatformContext } from '@bvl/platform';
 import type { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';

@@ -1,13 +1,25 @@
+import type { AgentClient } from '@bvl/build-agent';
 import type { PlatformContext } from '@bvl/platform';
 import { createRoute } from '@hono/zod-openapi';
-import { ListSessionsQuery, RoundListSchema, ScopeParams, SessionInput, SessionListSchema, SessionParams, SessionSchema } from '../schemas.ts';
+import {
+  ListSessionsQuery,
+  ReviewInput,
+  ReviewSchema,
+  RoundListSchema,
+  ScopeParams,
+  SessionInput,
+  SessionListSchema,
+  SessionParams,
+  SessionSchema,
+  TranscriptSchema,
+} from '../schemas.ts';
 import { TOOLS } from '../tools.ts';
 import { type ApiApp, BEARER, ERRORS, error, json, PACKAGE_PATH, runTool } from './route-kit.ts';
 
 const tags = ['sessions'];
 
-/** Build sessions: create, read, list, their rounds, cancel. */
-export function sessionRoutes(app: ApiApp, platform: PlatformContext): void {
+/** Build sessions: create, read, list, their rounds and transcript, cancel; the intent review (with `judge`, the server's judge model). */
+export function sessionRoutes(app: ApiApp, platform: PlatformContext, judge?: AgentClient | undefined): void {
   app.openapi(
     createRoute({
       method: 'post',
@@ -78,6 +90,37 @@ export function sessionRoutes(app: ApiApp, platform: PlatformContext): void {
       const p = c.req.valid('param');
       return c.json(await runTool(c, TOOLS.list_rounds, { package: p.package, id: p.id }, platform), 200);
     },
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: `${PACKAGE_PATH}/sessions/{id}/transcript`,
+      tags,
+      security: BEARER,
+      operationId: 'get_transcript',
+      summary: "A session's transcript",
+      description: TOOLS.get_transcript.description,
+      request: { params: SessionParams },
+      responses: { 200: json(TranscriptSchema, 'Every turn, in order.'), ...ERRORS },
+    }),
+    async (c) => {
+      const p = c.req.valid('param');
+      return c.json(await runTool(c, TOOLS.get_transcript, { package: p.package, id: p.id }, platform), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: `${PACKAGE_PATH}/review`,
+      tags,
+      security: BEARER,
+      operationId: 'review_intent',
+      summary: 'Review the build against its goal',
+      description: TOOLS.review_intent.description,
+      request: { params: ScopeParams, body: { content: { 'application/json': { schema: ReviewInput } }, required: true } },
+      responses: { 200: json(ReviewSchema, 'The verdict and its warnings.'), ...ERRORS },
+    }),
+    async (c) => c.json(await runTool(c, TOOLS.review_intent, { ...c.req.valid('json'), package: c.req.valid('param').package }, platform, { judge }), 200),
   );
   app.openapi(
     createRoute({

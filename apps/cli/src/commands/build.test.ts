@@ -156,10 +156,12 @@ describe('bvl build', { timeout: 120_000 }, () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(EXIT.clean);
     const out = r.json();
-    expect(Object.keys(out)).toEqual(['ok', 'published', 'session', 'issues', 'card', 'summary', 'usage']);
+    expect(Object.keys(out)).toEqual(['ok', 'published', 'session', 'issues', 'card', 'summary', 'usage', 'cost']);
     expect(out).toMatchObject({ ok: true, published: true, session: { id: expect.any(String), rounds: 3, stopReason: 'clean' }, issues: [] });
     expect(out.card).toMatchObject({ ok: true, published: true, layers: { structure: { status: 'pass' }, widgets: { status: 'pass' } } });
-    expect(out.usage).toMatchObject({ turns: 4, tokensIn: 500, tokensOut: 100, priced: true });
+    expect(out.usage).toMatchObject({ turns: 4, tokensIn: 400, tokensOut: 80, priced: true });
+    // The intent review's spend is counted apart, under its judge (the builder's model by default).
+    expect(out.cost.review).toMatchObject({ judge: 'gpt-4o-mini', tokensIn: 100, tokensOut: 20 });
     expect(llm!.requests.at(-1)!.body.response_format.json_schema.name).toBe('intent_review');
   });
 
@@ -194,7 +196,7 @@ describe('bvl build', { timeout: 120_000 }, () => {
     expect(r.out).toMatch(/^✓ structure · ✓ renders · ✓ 9 rows · ✓ 3\/3 widgets return data · ⚠ 1 warning\nsession [0-9a-f-]{36} \(stopped: clean\)/);
     expect(r.out).toContain('intent_mismatch: The intent review could not judge the app against its goal (the answer is not JSON: "not json")');
     expect(r.out).toMatch(
-      /published clean after 3 round\(s\); 1 warning\(s\)\nmodel gpt-4o-mini at http:\/\/127\.0\.0\.1:\d+\/v1: 4 turns, 500 tokens in \/ 100 out, \$0\.0001\n$/,
+      /published clean after 3 round\(s\); 1 warning\(s\)\nmodel gpt-4o-mini at http:\/\/127\.0\.0\.1:\d+\/v1: 4 turns, 400 tokens in \/ 80 out, \$0\.0001; intent review by gpt-4o-mini: 100 tokens in \/ 20 out\n$/,
     );
   });
 
@@ -213,6 +215,44 @@ describe('bvl build', { timeout: 120_000 }, () => {
     expect(r.code).toBe(EXIT.errors);
     expect(r.json()).toMatchObject({ ok: false, published: false, session: { rounds: 1, stopReason: 'cancelled' } });
     expect(process.listenerCount('SIGINT')).toBe(0);
+  });
+
+  it('--resume goes on with a Ctrl-C cancelled build within its bounds, to clean; its transcript runs on', async () => {
+    const t = tenant();
+    const first = await bvl(
+      ['Track team expenses', '--from', stack, '--tenant', t, '--format', 'json'],
+      [
+        call('verify_build'),
+        () => {
+          process.emit('SIGINT');
+          return { hang: true };
+        },
+      ],
+    );
+    expect(first.json()).toMatchObject({ session: { rounds: 1, stopReason: 'cancelled' } });
+    const id = first.json().session.id;
+    await llm?.close();
+    llm = undefined;
+    const r = await bvl(
+      ['--resume', id, '--tenant', t, '--format', 'json'],
+      [repair, call('verify_build'), call('publish'), { json: { verdict: 'pass', findings: [] } }],
+    );
+    expect(r.err).toBe('');
+    expect(r.code).toBe(EXIT.clean);
+    expect(r.json()).toMatchObject({ ok: true, published: true, session: { id, rounds: 3, stopReason: 'clean' } });
+    expect(llm!.requests[0]!.body.messages[1].content).toMatch(/^Goal: Track team expenses\n[\s\S]*Resumed: this build was interrupted after 1 round\(s\)/);
+    const shown = (await show([id, '--tenant', t, '--format', 'json'])).json();
+    expect(shown.transcript.map((x: any) => x.turn)).toEqual(shown.transcript.map((_: unknown, i: number) => i));
+    expect(shown.transcript.filter((x: any) => x.role === 'assistant').flatMap((x: any) => x.toolCalls.map((c: any) => c.name))).toEqual([
+      'verify_build',
+      'stage_draft',
+      'verify_build',
+      'publish',
+    ]);
+    // A session that stopped for a reason the loop decided cannot be resumed.
+    const again = await bvl(['--resume', id, '--tenant', t], []);
+    expect(again.code).toBe(EXIT.cannotRun);
+    expect(again.err).toBe(`bvl: session ${id} stopped (clean): only an interrupted or cancelled build can be resumed\n`);
   });
 
   it('the built binary: a real SIGINT (Ctrl-C) while the model thinks ends the session as cancelled, exit 1', async () => {
@@ -265,5 +305,73 @@ describe('bvl build', { timeout: 120_000 }, () => {
     expect(r.code).toBe(EXIT.errors);
     expect(r.json()).toMatchObject({ ok: false, published: false, session: { rounds: 1, stopReason: 'budget' } });
     expect((await bvl(['g', '--budget-seconds', '0'], undefined)).err).toMatch(/--budget-seconds/);
+  });
+});
+
+/** `bvl session show` after a build, in-process, on the same database. */
+async function show(args: string[]) {
+  const io = recordingIo(cwd, { ...db });
+  const code = await main(['session', 'show', ...args], io);
+  return { code, out: io.out(), err: io.err(), json: () => JSON.parse(io.out()) };
+}
+
+describe('bvl session show', { timeout: 120_000 }, () => {
+  const SECRET = 'sk-live-abcdefghijklmnop123456';
+  const leaky: ScriptStep = JSON.parse(JSON.stringify(repair).replace('"Spending"', `"Spending (OPENAI_API_KEY=${SECRET})"`));
+
+  it('after a clean build, --format json holds every turn with its tool calls, tokens and time; no secret is stored', async () => {
+    const t = tenant();
+    const r = await bvl(
+      ['Track team expenses with a spending dashboard', '--from', stack, '--tenant', t, '--format', 'json', '--judge-model', 'gpt-4.1-mini'],
+      [call('verify_build'), leaky, call('verify_build'), call('publish'), { json: { verdict: 'pass', findings: [] } }],
+    );
+    expect(r.code).toBe(EXIT.clean);
+    const id = r.json().session.id;
+    expect(llm!.requests.at(-1)!.body.model).toBe('gpt-4.1-mini');
+    const s = await show([id, '--tenant', t, '--format', 'json']);
+    expect(s.err).toBe('');
+    expect(s.code).toBe(EXIT.clean);
+    const out = s.json();
+    expect(Object.keys(out)).toEqual(['session', 'rounds', 'transcript', 'cost']);
+    expect(out.session).toMatchObject({ id, stopReason: 'clean' });
+    expect(out.rounds.map((x: any) => x.kind)).toEqual(['verify', 'verify', 'publish']);
+    // The review's verdict is stored with the round it judged; its spend is apart from the build's.
+    expect(out.rounds[2].review).toMatchObject({ judge: 'gpt-4.1-mini', verdict: 'pass', usage: { tokensIn: 100, tokensOut: 20 } });
+    expect(out.cost).toMatchObject({ build: { tokensIn: 400, tokensOut: 80 }, review: { tokensIn: 100, tokensOut: 20 } });
+    const turns = out.transcript as any[];
+    expect(turns.map((x) => [x.turn, x.role, x.stage])).toEqual([
+      [0, 'system', 'build'],
+      [1, 'user', 'build'],
+      [2, 'assistant', 'build'],
+      [3, 'assistant', 'build'],
+      [4, 'assistant', 'build'],
+      [5, 'assistant', 'build'],
+      [6, 'assistant', 'review'],
+    ]);
+    expect(turns[1].content).toContain('Goal: Track team expenses with a spending dashboard');
+    const model = turns.filter((x) => x.role === 'assistant' && x.stage === 'build');
+    expect(model.map((x) => x.toolCalls.map((c: any) => c.name))).toEqual([['verify_build'], ['stage_draft'], ['verify_build'], ['publish']]);
+    for (const x of model) {
+      expect(x).toMatchObject({ tokensIn: 100, tokensOut: 20, retries: 0, ms: expect.any(Number) });
+      expect(x.toolCalls[0]).toEqual({ id: expect.any(String), name: expect.any(String), arguments: expect.any(String), result: expect.any(String) });
+    }
+    expect(JSON.parse(model[2].toolCalls[0].result)).toMatchObject({ ok: true });
+    expect(model[1].toolCalls[0].arguments).toContain('OPENAI_API_KEY=[redacted]');
+    const stored = JSON.stringify(out);
+    expect(stored).not.toContain(SECRET);
+    expect(stored).not.toContain('sk-test');
+    // The readable form names each turn and call.
+    const pretty = await show([id, '--tenant', t]);
+    expect(pretty.code).toBe(EXIT.clean);
+    expect(pretty.out).toContain('transcript (7 turn(s)):');
+    expect(pretty.out).toMatch(/#3 assistant · 100 in \/ 20 out · \d+ ms\n {4}→ stage_draft\(/);
+    expect(pretty.out).toContain('review (gpt-4.1-mini): pass');
+  });
+
+  it('an unknown session is one line and exit 2', async () => {
+    const s = await show(['00000000-0000-4000-8000-000000000000', '--tenant', tenant()]);
+    expect(s.code).toBe(EXIT.cannotRun);
+    expect(s.err).toMatch(/^bvl: unknown session "00000000-0000-4000-8000-000000000000".* in tenant "cli_/);
+    expect(s.out).toBe('');
   });
 });

@@ -16,10 +16,16 @@ export interface BuildReport {
   readonly card: BuildResult['card'];
   readonly summary: string;
   readonly usage: BuildResult['usage'];
+  /** Spend by stage: the build's model turns, and the intent review's judge. */
+  readonly cost: { readonly build: StageCost; readonly review: StageCost & { readonly judge: string } };
+  /** Problems beside the build that did not stop it (a transcript that could not be stored). */
+  readonly warnings?: readonly string[];
   readonly error?: string;
   /** Clean, but the last turn went over a budget: by how much. */
   readonly overrun?: string;
 }
+
+type StageCost = { readonly tokensIn: number; readonly tokensOut: number; readonly costUsd: number };
 
 const number = (flag: string, raw: string | undefined, check: (n: number) => boolean, want: string): number | undefined => {
   if (raw === undefined) return undefined;
@@ -64,12 +70,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       from: { type: 'string' },
       format: { type: 'string' },
       'data-dir': { type: 'string' },
+      'judge-model': { type: 'string' },
+      resume: { type: 'string' },
     },
     'build',
   );
-  if (positionals.length !== 1 || positionals[0]!.trim() === '')
+  const resume = values.resume;
+  if (resume !== undefined && (positionals.length > 0 || values.from !== undefined))
+    throw new UsageError("--resume goes on with a session's own goal and drafts: give no prompt and no --from");
+  if (resume === undefined && (positionals.length !== 1 || positionals[0]!.trim() === ''))
     throw new UsageError(`${positionals.length > 1 ? `expected one prompt, got ${positionals.length} (quote it)` : 'missing the prompt'}\n${usage}`);
-  const prompt = positionals[0]!;
+  const prompt = positionals[0] ?? '';
   if (prompt.length > MAX_GOAL_LENGTH) throw new UsageError(`the prompt is ${prompt.length} characters, over the ${MAX_GOAL_LENGTH}-character limit`);
   const format = values.format ?? 'pretty';
   if (format !== 'pretty' && format !== 'json') throw new UsageError(`--format must be pretty or json (got ${JSON.stringify(format)})`);
@@ -93,6 +104,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT.cannotRun;
   }
   const client: AgentClient = configured.client;
+  // The intent review's judge: --judge-model, else BVL_JUDGE_MODEL, else the builder's own model.
+  const judgeModel = (values['judge-model'] ?? io.env.BVL_JUDGE_MODEL)?.trim() || undefined;
+  if (values['judge-model'] !== undefined && !judgeModel) throw new UsageError('--judge-model needs a model name');
+  const judged = judgeModel && judgeModel !== client.model ? agentClientFromEnv({ ...io.env, BVL_MODEL: judgeModel }) : { client };
+  if ('problem' in judged) {
+    io.stderr(`bvl: ${judged.problem}\n`);
+    return EXIT.cannotRun;
+  }
+  const judge = judged.client;
   const from = values.from !== undefined ? await readSource(values.from, { draft: true, cwd: io.cwd }) : undefined;
   if (from && from.problems.length > 0) {
     const p = from.problems[0]!;
@@ -131,6 +151,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         ...(budgetSeconds !== undefined ? { budgetMs: Math.round(budgetSeconds * 1000) } : {}),
       },
       signal: controller.signal,
+      judge,
+      ...(resume !== undefined ? { resume } : {}),
       onProgress: io.isTty ? (e) => io.stderr(`${progressLine(e)}\n`) : undefined,
     });
     const report: BuildReport = {
@@ -141,11 +163,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       card: result.card,
       summary: result.summary,
       usage: result.usage,
+      cost: {
+        build: { tokensIn: result.usage.tokensIn, tokensOut: result.usage.tokensOut, costUsd: result.usage.costUsd },
+        review: { judge: judge.model, tokensIn: 0, tokensOut: 0, costUsd: 0, ...result.reviewUsage },
+      },
+      ...(result.warnings.length ? { warnings: result.warnings } : {}),
       ...(result.error ? { error: result.error } : {}),
       ...(result.overrun ? { overrun: result.overrun } : {}),
     };
     if (format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-    else io.stdout(`${formatCardText(result.card)}${result.summary}\n${usageLine(client, result)}\n`);
+    else io.stdout(`${formatCardText(result.card)}${result.summary}\n${usageLine(client, judge, result)}\n`);
+    for (const w of result.warnings) io.stderr(`bvl: warning: ${w}\n`);
     if (result.error) {
       io.stderr(`bvl: could not build: ${result.error}\n`);
       return EXIT.cannotRun;
@@ -162,8 +190,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** `model gpt-4.1-mini at https://…: 6 turns, 5,400 tokens in / 800 out, $0.0034` (cost only when the model is priced). */
-function usageLine(client: AgentClient, r: BuildResult): string {
+function usageLine(client: AgentClient, judge: AgentClient, r: BuildResult): string {
   const u = r.usage;
   const cost = u.priced ? `, $${u.costUsd.toFixed(4)}` : ' (no price known for this model: set BVL_PRICES)';
-  return `model ${client.model} at ${client.endpoint}: ${u.turns} turn${u.turns === 1 ? '' : 's'}${u.retries ? ` (${u.retries} retried)` : ''}, ${u.tokensIn} tokens in / ${u.tokensOut} out${cost}`;
+  const review = r.reviewUsage ? `; intent review by ${judge.model}: ${r.reviewUsage.tokensIn} tokens in / ${r.reviewUsage.tokensOut} out` : '';
+  return `model ${client.model} at ${client.endpoint}: ${u.turns} turn${u.turns === 1 ? '' : 's'}${u.retries ? ` (${u.retries} retried)` : ''}, ${u.tokensIn} tokens in / ${u.tokensOut} out${cost}${review}`;
 }

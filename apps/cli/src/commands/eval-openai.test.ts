@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ScriptedLlm, startScriptedLlm } from '@bvl/build-agent/testing';
@@ -103,7 +103,21 @@ describe('bvl eval --agent openai: a matrix, recorded, replayed with no endpoint
     expect(show.out).toContain(`    ${helpdesk.prompts!.terse}`);
     expect(show.out).toMatch(/ {2}round 0 verify: 0 error\(s\), \d+ warning\(s\); fixed 0, new \d+, reappeared 0/);
     expect(show.out).toMatch(/ {2}card: ✓ structure · ✓ renders · /);
-    expect(show.out).toContain('  transcript: no transcript recorded');
+    // The attempt's transcript, read from its build session's store after its tenant was dropped: real turns.
+    expect(show.out).toMatch(/ {2}transcript \(\d+ turns\):\n {4}system: the system prompt: \d+ characters/);
+    expect(show.out).toMatch(/\n {4}user: Goal: /);
+    expect(show.out).toMatch(/\n {4}assistant: {1,2}→ stage_drafts?\(/);
+    expect(show.out).toMatch(/\n {4}assistant: {1,2}→ verify_build\(/);
+    expect(show.out).toMatch(/\n {4}tool: \{/);
+    expect(show.out).not.toContain('no transcript recorded');
+    // The HTML attempt page shows the same turns.
+    const report = await bvl({}, 'eval', 'report', '--batch', String(b.batch), '-o', 'openai-report.html');
+    expect(report.code).toBe(0);
+    const pages = await readdir(join(cwd, 'openai-report-attempts'));
+    const page = await readFile(join(cwd, 'openai-report-attempts', pages.find((f) => f.startsWith('helpdesk.'))!), 'utf8');
+    expect(page).toContain('<div class="turn assistant"');
+    expect(page).toMatch(/<b>calls<\/b> <code>verify_build<\/code>/);
+    expect(page).not.toContain('No transcript recorded');
     expect(show.out).toMatch(/ {2}intent review: mismatch\n {4}⚠ dashboard support: /);
     expect(show.out).toMatch(/ {4}fail {5}rubric urgent_work_visible: .*"reasoning":"The app has no dashboard, so satisfaction is not shown\."/);
     const summary = await bvl({}, 'eval', 'show', String(b.batch));

@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
 import { isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
-import { EvalRunError, noTranscripts, type TranscriptReader } from '@bvl/eval-runner';
+import { EvalRunError, sessionTranscripts, type TranscriptReader } from '@bvl/eval-runner';
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { UsageError } from '../parse-args.ts';
 
 /**
  * Where `bvl eval show` and `bvl eval report` read an attempt's transcript: the build session
- * store's, once it records them; until then none is, and the views say so.
+ * store's (kept past the attempt's tenant); an attempt whose agent made no model turns has none.
  */
-export const TRANSCRIPTS: TranscriptReader = noTranscripts;
+export const TRANSCRIPTS: TranscriptReader = sessionTranscripts;
 
 /** Where the golden cases are when --cases-dir is absent. */
 export const DEFAULT_CASES_DIR = 'evals/golden';

@@ -19,7 +19,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = join(import.meta.dirname, '../../bin/bvl.js');
-const TOOL_NAMES = ['verify', 'stage_drafts', 'apply_fix', 'fix', 'publish', 'card'];
+const TOOL_NAMES = ['verify', 'stage_drafts', 'apply_fix', 'fix', 'review_intent', 'publish', 'card'];
 /** The budgets of issue 18 for stdio, in o200k tokens (gpt-tokenizer: deterministic, so a test may hold them). */
 const BUDGET = { toolsList: 3000, bigVerify: 8000, smallVerify: 1000 };
 const EXAMPLE = join(import.meta.dirname, '../../../../examples/expense-tracker');
