@@ -80,8 +80,8 @@ export {
   sessionOf,
   stopSession,
 } from './run-session-store.ts';
-export { appendTurn, readTranscript, type TranscriptRef, type TranscriptTurnView } from './run-transcript-store.ts';
 export { getTenantPolicy, type PolicyView, putTenantPolicy } from './run-tenant-policy.ts';
+export { appendTurn, readTranscript, type TranscriptRef, type TranscriptTurnView } from './run-transcript-store.ts';
 export { cardProbes, cardSession, issueLabels, maskedSince, type VerifyBuildInput, type VerifyBuildResult, verifyBuild } from './run-verify-build.ts';
 export {
   DEFAULT_IDLE_MS,

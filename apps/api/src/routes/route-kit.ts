@@ -1,4 +1,3 @@
-import type { AgentClient } from '@bvl/build-agent';
 import type { PlatformContext } from '@bvl/platform';
 import type { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
