@@ -289,7 +289,7 @@ export const PublishResultSchema = root(
       outcome: z
         .enum(['published', 'refused', 'nothing_to_publish', 'failed', 'accepted'])
         .describe('accepted: committing past the request bound; follow it with get_publish.'),
-      publishId: z.number().int().optional(),
+      publishId: count.optional(),
       published: z.boolean(),
       ok: z.boolean(),
       ...pageFields,
@@ -308,7 +308,7 @@ export const PublishStatusSchema = root(
       status: z
         .enum(['running', 'succeeded', 'failed', 'interrupted'])
         .describe('interrupted: its process stopped before the seeds or probes finished; publish again.'),
-      publishId: z.number().int(),
+      publishId: count,
       stage: z.enum(['seeding', 'probing', 'done']).optional(),
       message: z.string(),
       result: openObject('The publish answer (as publish gives it), once known.').optional(),
@@ -332,7 +332,8 @@ export const WriteResultSchema = root(
       artifacts: z.array(Ref),
       draftVersion: z.string(),
       ...pageFields,
-      issues: Issues.describe('The L1 issues the write caused.'),
+      // Described, not the Issue definition again: three write tools share this answer, and tools/list has a token budget.
+      issues: z.array(openObject('An issue as verify_build gives it: id, severity, code, artifact, message, patchId.')).describe('The L1 issues the write caused.'),
       resolved: count.describe('L1 issues it made go away.'),
     }),
   ),

@@ -75,7 +75,7 @@ describe('a real server', () => {
     expect(r.isError).toBeFalsy();
     const out = r.structuredContent as { ok: boolean; publishable: boolean; issues: Array<{ code: string; severity: string; artifact: { name: string } }> };
     expect(out).toMatchObject({ ok: false, publishable: false });
-    expect(codes(out.issues)).toEqual(['unknown_measure', 'dangling_dataset']);
+    expect(codes(out.issues)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
     // The same answer over plain HTTP.
     const http = await fetch(`${server.url}/v1/tenants/demo/packages/expense/verify`, {
       method: 'POST',
@@ -97,7 +97,7 @@ describe('a real server', () => {
     const r = await call('publish', { package: 'expense' });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ outcome: 'refused', published: false });
-    expect(codes((r.structuredContent as { issues: Array<{ code: string; severity: string }> }).issues)).toEqual(['unknown_measure', 'dangling_dataset']);
+    expect(codes((r.structuredContent as { issues: Array<{ code: string; severity: string }> }).issues)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
     const http = await fetch(`${server.url}/v1/tenants/demo/packages/expense/publish`, {
       method: 'POST',
       headers: { authorization: `Bearer ${server.demo!.token}` },

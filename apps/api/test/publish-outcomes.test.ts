@@ -357,7 +357,8 @@ describe.runIf(ENGINE === 'postgres')('a publish past its request bound while se
 
   it('a server killed while seeding: the publish reads interrupted (not running for ever), and the next publish applies the seeds', async () => {
     const child: ChildProcess = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', join(import.meta.dirname, 'serve-child.ts')], {
-      env: { ...process.env, BVL_TEST_PUBLISH_MS: String(PUBLISH_MS) },
+      // Sessions optional (bvl serve requires them by default): this test is about the publish, not the policy.
+      env: { ...process.env, BVL_TEST_PUBLISH_MS: String(PUBLISH_MS), BVL_POLICY: '{"requireSession":false}' },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {

@@ -16,6 +16,7 @@ describe('the public surface', () => {
     expect(Object.keys(api).sort()).toEqual([
       'ATTEMPT_QUEUE',
       'AssertionSchema',
+      'AttemptBudgetSchema',
       'BLUEPRINT_FILE',
       'BlueprintSchema',
       'CASE_FILE',
@@ -38,6 +39,7 @@ describe('the public surface', () => {
       'REPAIRERS',
       'RateLimitedError',
       'SWEEP_VIEW_ROWS',
+      'attemptBounds',
       'attemptPageName',
       'blueprintAgent',
       'caseFromSession',

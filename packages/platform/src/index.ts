@@ -85,8 +85,10 @@ export {
 } from './run-drafts.ts';
 export { MIGRATIONS, migrateToLatest, TRY_PARSERS } from './run-migrations.ts';
 export {
+  LOCK_NOTICE_MS,
   LOCK_WAIT_MS,
   LockTimeoutError,
+  type LockWaitNotice,
   packageLockKey,
   publishApplicationName,
   takeAdvisoryLock,

@@ -74,6 +74,16 @@ export async function takeAdvisoryLock<DB>(db: Kysely<DB>, key: string, what: st
   }
 }
 
+/** A wait for a lock, as told to a caller: what is waited for, who holds it, how long it has waited. */
+export interface LockWaitNotice {
+  readonly what: string;
+  readonly holders: string;
+  readonly waitedMs: number;
+}
+
+/** How long a wait for a package's lock goes on before `onWait` is told (once). */
+export const LOCK_NOTICE_MS = 1_000;
+
 /** How a wait for a package's lock backs off: the pause after the first failed try, doubled after each, up to `most`. */
 export const LOCK_RETRY_MS = { first: 20, most: 500 } as const;
 
@@ -107,15 +117,18 @@ const NOT_YET = Symbol('not yet');
  * (pg_try_advisory_lock) and, when another session holds it, gives the connection back and
  * pauses (20 ms, doubling to 500 ms) before the next try. So publishes queued behind one package
  * never exhaust the pool for everyone else. `signal` ends the wait when it aborts (its reason is
- * thrown); the lock is not taken then.
+ * thrown); the lock is not taken then. A wait past {@link LOCK_NOTICE_MS} is told once to
+ * `onWait`, naming the holder (the CLI prints it), since a try-lock leaves no waiter in pg_locks for
+ * a watcher to see.
  */
 export async function withPackageLock<T>(
   ctx: PlatformContext,
   scope: PackageScope,
   fn: (pinned: PlatformContext) => Promise<T>,
-  options: { waitMs?: number; signal?: AbortSignal | undefined } = {},
+  options: { waitMs?: number; signal?: AbortSignal | undefined; onWait?: ((w: LockWaitNotice) => void) | undefined } = {},
 ): Promise<T> {
   const { signal } = options;
+  let told = false;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const key = packageLockKey(scope);
   const started = Date.now();
@@ -145,6 +158,11 @@ export async function withPackageLock<T>(
       throw new LockTimeoutError(
         `package "${scope.package}" of tenant "${scope.tenant}" is locked by another publish: ${holders} holds it, and bvl waited ${Math.round(waitMs / 1000)} s. Try again when that publish finishes.`,
       );
+    }
+    const waited = Date.now() - started;
+    if (options.onWait && !told && waited >= LOCK_NOTICE_MS) {
+      told = true;
+      options.onWait({ what: 'the lock of the package (another publish holds it)', holders: await advisoryHolders(ctx.db, key), waitedMs: waited });
     }
     await pause(Math.min(wait, left), signal);
   }

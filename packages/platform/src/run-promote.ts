@@ -8,6 +8,7 @@ import { type OverlayRow, overlayOf } from './overlay-of.ts';
 import { planTables } from './plan-tables.ts';
 import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
 import { lockDrafts, readOverlayRows } from './run-drafts.ts';
+import type { LockWaitNotice } from './run-package-lock.ts';
 import { packageLockKey, publishApplicationName, takeAdvisoryLock, tenantLockKey } from './run-package-lock.ts';
 import { unfinishedSeeds } from './run-publish-log.ts';
 import { checkRepublish } from './run-republish-checks.ts';
@@ -37,6 +38,8 @@ export interface PublishOptions {
   readonly allowDataChange?: boolean;
   /** How long to wait for the package's or tenant's lock held by another publish (default LOCK_WAIT_MS). */
   readonly lockWaitMs?: number;
+  /** Told once when the wait for the package's lock goes on (see withPackageLock). */
+  readonly onLockWait?: ((w: LockWaitNotice) => void) | undefined;
   /** How long DDL waits for a table a reader holds (default PUBLISH_LOCK_TIMEOUT_MS). */
   readonly ddlLockWaitMs?: number;
   /**

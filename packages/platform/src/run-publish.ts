@@ -111,7 +111,11 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   if (ctx.pool === undefined) {
     try {
       const wait = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
-      return await withPackageLock(ctx, scope, (pinned) => publishPackage(pinned, scope, options), { ...wait, signal: options.signal });
+      return await withPackageLock(ctx, scope, (pinned) => publishPackage(pinned, scope, options), {
+        ...wait,
+        signal: options.signal,
+        onWait: options.onLockWait,
+      });
     } catch (e) {
       if (options.signal?.aborted) {
         const why = cancelledBy(options.signal);

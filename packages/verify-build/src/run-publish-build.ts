@@ -50,6 +50,8 @@ export interface PublishBuildInput extends PackageScope {
   readonly signal?: AbortSignal | undefined;
   /** How long to wait for the package's (and tenant's) lock another publish holds (default LOCK_WAIT_MS). */
   readonly lockWaitMs?: number | undefined;
+  /** Told once when the wait for the package's lock goes on: what, who holds it (the CLI prints it). */
+  readonly onLockWait?: ((w: { what: string; holders: string; waitedMs: number }) => void) | undefined;
   /** Told the publish's log id once it is past its last cancellation point (see PublishOptions.onCommitting). */
   readonly onCommitting?: ((publishId: number) => void) | undefined;
 }
@@ -127,7 +129,7 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
         await input.prepare?.(pinned);
         return publishPackage(pinned, scope, options);
       },
-      { signal: input.signal, ...(input.lockWaitMs !== undefined ? { waitMs: input.lockWaitMs } : {}) },
+      { signal: input.signal, onWait: input.onLockWait, ...(input.lockWaitMs !== undefined ? { waitMs: input.lockWaitMs } : {}) },
     );
   } catch (e) {
     // Cancelled while it waited for the package (or before): nothing ran.

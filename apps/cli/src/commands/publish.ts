@@ -151,11 +151,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   // A wait for a lock (a metadata table another session holds, another publish of the package) is
   // told once on stderr after a moment, naming the holder; it ends at BVL_LOCK_WAIT_MS.
   let waitedFor: string | undefined;
-  const stopWatching = watchLockWaits(platform, [cliApplicationName, publishApplicationName({ tenant, package: pkg })], (w) => {
+  const told = new Set<string>();
+  const tellWait = (w: { what: string; holders: string }) => {
+    if (told.has(w.what)) return;
+    told.add(w.what);
     waitedFor = w.what;
     progress.end();
     io.stderr(`bvl: waiting for ${w.what}, held by ${w.holders}; giving up after ${lockWait.ms / 1000} s (BVL_LOCK_WAIT_MS)\n`);
-  });
+  };
+  const stopWatching = watchLockWaits(platform, [cliApplicationName, publishApplicationName({ tenant, package: pkg })], tellWait);
   try {
     const scope = { tenant, package: pkg };
     // The files alone may name what another package of the tenant publishes (a lookup to its object):
@@ -179,6 +183,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const result = await publishBuild(platform, {
       ...scope,
       lockWaitMs: lockWait.ms,
+      // The package's lock is waited for by trying (no blocked session for the watcher to see): told here.
+      onLockWait: tellWait,
       // A republish that would lose or change existing rows proceeds only when asked (then says what changed).
       ...(values['allow-data-change'] ? { allowDataChange: true } : {}),
       prepare: async (pinned) => {
