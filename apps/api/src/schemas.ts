@@ -333,7 +333,9 @@ export const WriteResultSchema = root(
       draftVersion: z.string(),
       ...pageFields,
       // Described, not the Issue definition again: three write tools share this answer, and tools/list has a token budget.
-      issues: z.array(openObject('An issue as verify_build gives it: id, severity, code, artifact, message, patchId.')).describe('The L1 issues the write caused.'),
+      issues: z
+        .array(openObject('An issue as verify_build gives it: id, severity, code, artifact, message, patchId.'))
+        .describe('The L1 issues the write caused.'),
       resolved: count.describe('L1 issues it made go away.'),
     }),
   ),

@@ -97,7 +97,11 @@ describe('a real server', () => {
     const r = await call('publish', { package: 'expense' });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ outcome: 'refused', published: false });
-    expect(codes((r.structuredContent as { issues: Array<{ code: string; severity: string }> }).issues)).toEqual(['unknown_measure', 'dangling_dataset', 'invalid_artifact']);
+    expect(codes((r.structuredContent as { issues: Array<{ code: string; severity: string }> }).issues)).toEqual([
+      'unknown_measure',
+      'dangling_dataset',
+      'invalid_artifact',
+    ]);
     const http = await fetch(`${server.url}/v1/tenants/demo/packages/expense/publish`, {
       method: 'POST',
       headers: { authorization: `Bearer ${server.demo!.token}` },
