@@ -92,7 +92,7 @@ try {
     const codes = drafts.status === 1 ? JSON.parse(drafts.stdout).issues.map((i) => i.code) : [];
     check(
       `${label}: bvl verify with the drafts exits 1 reporting incidents #1, #2 and #6`,
-      JSON.stringify(codes) === JSON.stringify(['unknown_measure', 'dangling_dataset', 'view_type_fallback']),
+      JSON.stringify(codes) === JSON.stringify(['unknown_measure', 'dangling_dataset', 'invalid_artifact']),
       drafts.stdout + drafts.stderr,
     );
 
