@@ -13,7 +13,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const codes = (issues: Array<{ code: string; artifact: { name: string }; path?: string }>) => issues.map((i) => [i.code, i.artifact.name, i.path]);
+// A write answer describes its issues as open objects (tools/list budget): read them as the compact issue they are.
+type IssueFields = { code: string; artifact: { name: string }; path?: string };
+const codes = (issues: ReadonlyArray<IssueFields> | ReadonlyArray<Record<string, unknown>>) =>
+  (issues as ReadonlyArray<IssueFields>).map((i) => [i.code, i.artifact.name, i.path]);
 
 /** A tenant with the example app staged over HTTP (and published, when asked). */
 async function withExample(options: { publish?: boolean } = {}) {

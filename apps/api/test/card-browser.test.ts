@@ -66,7 +66,8 @@ describe.runIf(present)('the HTML card in Chromium', () => {
     expect(await verdict.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(207, 34, 46)');
 
     const layers = await page.locator('.layers li').allInnerTexts();
-    expect(layers).toEqual(['✗ structure (3 errors)', '✓ renders', '✓ 9 rows', '✓ 4/4 widgets return data', '⚠ 1 warning']);
+    // Incident #6 (a list view of type "list") is the spec's refusal: an error, no longer a render warning.
+    expect(layers).toEqual(['✗ structure (4 errors)', '✓ renders', '✓ 9 rows', '✓ 4/4 widgets return data']);
     const failing = page.locator('[data-layer="structure"]');
     expect(await failing.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(255, 235, 233)');
 

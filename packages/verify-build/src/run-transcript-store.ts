@@ -1,4 +1,5 @@
 import { type PlatformContext, tenantProblem } from '@bvl/platform';
+import { sql } from 'kysely';
 import { boundTurn, condenseTurn, MAX_TRANSCRIPT_CHARS, type StoredTurn, type TranscriptToolCall, type TurnToRecord } from './bound-turn.ts';
 
 /** One stored turn, as `bvl session show` and `GET …/sessions/{id}/transcript` show it. */
@@ -46,6 +47,9 @@ export async function appendTurn(
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db.transaction().execute(async (trx) => {
+        // Writers to one session take turns: the next number is read and written under one lock
+        // (PGlite has a single connection, so nothing runs beside this there).
+        if (ctx.engine === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`bvl.transcript:${ref.session}`}, 0))`.execute(trx);
         const last = await trx
           .selectFrom('bvl.build_transcripts')
           .select((eb) => [eb.fn.max('turn').as('turn'), eb.fn.sum<string | number>('chars').as('chars')])
