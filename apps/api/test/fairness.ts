@@ -31,7 +31,8 @@ const ms = (x: number) => `${x.toFixed(0)} ms`;
 
 /** --serve: the server, printing its URL and the two tenants' tokens as one JSON line. */
 async function serveMode() {
-  const env = process.env;
+  // Sessions optional (bvl serve requires them by default): this measures sharing, not the policy.
+  const env = { BVL_POLICY: '{"requireSession":false}', ...process.env };
   const cwd = process.cwd();
   const tokens: Record<string, string> = {};
   for (const t of Object.values(TENANTS)) tokens[t] = (await issueToken(env, cwd, t, 'fairness')).token;
