@@ -37,7 +37,7 @@ export interface AttemptRound {
 /** An attempt's build session as the eval store keeps it (the session's own rows go with the tenant). */
 export interface AttemptSession {
   readonly id: string;
-  /** The tenant it ran in (dropped since): where a transcript of the session would have been recorded. */
+  /** The tenant it ran in (dropped since): its transcript is read by tenant and session id (the transcript rows outlive the tenant). */
   readonly tenant: string;
   readonly package: string;
   readonly goal: string;

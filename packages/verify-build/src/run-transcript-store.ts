@@ -2,19 +2,9 @@ import { type PlatformContext, tenantProblem } from '@bvl/platform';
 import { sql } from 'kysely';
 import { boundTurn, condenseTurn, MAX_TRANSCRIPT_CHARS, type StoredTurn, type TranscriptToolCall, type TurnToRecord } from './bound-turn.ts';
 
-/** One stored turn, as `bvl session show` and `GET …/sessions/{id}/transcript` show it. */
-export interface TranscriptTurnView {
+/** One stored turn, as `bvl session show` and `GET …/sessions/{id}/transcript` show it: the stored turn, numbered. */
+export interface TranscriptTurnView extends Omit<StoredTurn, 'chars'> {
   readonly turn: number;
-  readonly stage: StoredTurn['stage'];
-  readonly role: StoredTurn['role'];
-  readonly content: string | null;
-  readonly toolCalls: readonly TranscriptToolCall[];
-  readonly tokensIn: number;
-  readonly tokensOut: number;
-  readonly tokensCached: number | null;
-  readonly tokensReasoning: number | null;
-  readonly retries: number;
-  readonly ms: number;
   /** Cut to make room within the session's bound (its texts end with a `[cut: …]` marker). */
   readonly condensed: boolean;
   readonly createdAt: string;

@@ -1,10 +1,11 @@
 import { type AgentClient, agentClientFromEnv, type BuildProgress, type BuildResult, BuildSetupError, runBuild } from '@bvl/build-agent';
 import { readSource } from '@bvl/metadata';
-import { discardDrafts, openPlatform, type Platform, packageProblem, platformOptionsFromEnv, stageDrafts, tenantProblem } from '@bvl/platform';
+import { discardDrafts, packageProblem, stageDrafts, tenantProblem } from '@bvl/platform';
 import { formatCardText, MAX_GOAL_LENGTH, MAX_MAX_ROUNDS, SessionError } from '@bvl/verify-build';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { COMMAND_HELP } from '../command-help.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
+import { openDatabase } from './eval-shared.ts';
 import { DEFAULT_PACKAGE, DEFAULT_TENANT } from './publish.ts';
 
 /** What `bvl build --format json` prints. */
@@ -122,13 +123,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT.cannotRun;
   }
 
-  let platform: Platform;
-  try {
-    platform = await openPlatform(platformOptionsFromEnv(io.env, io.cwd, values['data-dir']));
-  } catch (e) {
-    io.stderr(`bvl: cannot open the database: ${(e as Error).message}\n`);
-    return EXIT.cannotRun;
-  }
+  const platform = await openDatabase(io, values['data-dir']);
+  if (!platform) return EXIT.cannotRun;
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted (Ctrl-C)'));
   process.once('SIGINT', onSigint);

@@ -39,10 +39,10 @@ export function numberFlag(name: string, value: string | undefined, min: number,
   return n;
 }
 
-/** Opens the database (DATABASE_URL, else PGlite under .bvl/data), or prints why not and returns undefined. */
-export async function openDatabase(io: CliIo): Promise<Platform | undefined> {
+/** Opens the database (DATABASE_URL, else PGlite under `--data-dir` or .bvl/data), or prints why not and returns undefined. */
+export async function openDatabase(io: CliIo, dataDir?: string): Promise<Platform | undefined> {
   try {
-    return await openPlatform(platformOptionsFromEnv(io.env, io.cwd));
+    return await openPlatform(platformOptionsFromEnv(io.env, io.cwd, dataDir));
   } catch (e) {
     io.stderr(`bvl: cannot open the database: ${(e as Error).message}\n`);
     return undefined;

@@ -1,8 +1,9 @@
-import { openPlatform, type Platform, platformOptionsFromEnv, tenantProblem } from '@bvl/platform';
+import { tenantProblem } from '@bvl/platform';
 import { getSession, listRounds, readTranscript, SessionError, sessionReviews, type TranscriptTurnView } from '@bvl/verify-build';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { COMMAND_HELP } from '../command-help.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
+import { openDatabase } from './eval-shared.ts';
 import { DEFAULT_TENANT } from './publish.ts';
 
 /** Characters of a turn's text printed at most in the pretty view (json has the stored text). */
@@ -21,13 +22,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (format !== 'pretty' && format !== 'json') throw new UsageError(`--format must be pretty or json (got ${JSON.stringify(format)})`);
   const tenant = values.tenant ?? DEFAULT_TENANT;
   if (tenantProblem(tenant)) throw new UsageError(`--tenant ${JSON.stringify(tenant)} ${tenantProblem(tenant)}`);
-  let platform: Platform;
-  try {
-    platform = await openPlatform(platformOptionsFromEnv(io.env, io.cwd, values['data-dir']));
-  } catch (e) {
-    io.stderr(`bvl: cannot open the database: ${(e as Error).message}\n`);
-    return EXIT.cannotRun;
-  }
+  const platform = await openDatabase(io, values['data-dir']);
+  if (!platform) return EXIT.cannotRun;
   try {
     const ref = { tenant, id };
     const session = await getSession(platform, ref);
