@@ -131,7 +131,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }
     await next();
   });
-  app.use('/v1/*', refuseDuplicateKeys);
   // A bounded wait for everything that reaches the database. A publish (an MCP request may be one
   // too) keeps its own bound (publishWithin); this one is its backstop.
   app.use('*', async (c, next) => {
@@ -172,6 +171,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       end();
     }
   });
+  // The body parsed (once) and checked for repeated keys — in the tenant's turn, after its token:
+  // a request that waits, is refused or is not the tenant's costs the server no parse.
+  app.use('/v1/tenants/:tenant/*', refuseDuplicateKeys);
 
   draftRoutes(app, platform);
   buildRoutes(app, platform, limits.publishMs);

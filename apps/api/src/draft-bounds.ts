@@ -11,18 +11,41 @@ export interface DraftWeight {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * JSON bytes of bodies already weighed, by body. Stored bodies come from the store's body cache, the
+ * same object for the same content, so a package's drafts are serialised once, not at every write.
+ */
+const BYTES = new WeakMap<object, number>();
+
+const jsonBytes = (body: unknown): number => {
+  if (typeof body !== 'object' || body === null) return Buffer.byteLength(JSON.stringify(body ?? null) ?? '');
+  let b = BYTES.get(body);
+  if (b === undefined) BYTES.set(body, (b = Buffer.byteLength(JSON.stringify(body) ?? '')));
+  return b;
+};
+
+/** Keys of a record, by record (an object body's fields: counting 100,000 keys anew at every write showed in profiles). */
+const KEY_COUNTS = new WeakMap<object, number>();
+
+/** How many keys `record` has (remembered per record object: bodies from the store's cache are shared, never mutated). */
+export function keyCount(record: Record<string, unknown>): number {
+  let n = KEY_COUNTS.get(record);
+  if (n === undefined) KEY_COUNTS.set(record, (n = Object.keys(record).length));
+  return n;
+}
+
 /** An artifact's fields (an object's), seed records (a seed's) and (`bytes`) JSON bytes, counted as the CLI counts them. */
 export function weigh(type: string, body: unknown, bytes = true): DraftWeight {
   let fields = 0;
   let records = 0;
   if (isRecord(body)) {
-    if (type === 'object' && isRecord(body.fields)) fields = Object.keys(body.fields).length;
+    if (type === 'object' && isRecord(body.fields)) fields = keyCount(body.fields);
     if (type === 'seed') {
       const list = body.records ?? body.data ?? body.rows;
       if (Array.isArray(list)) records = list.length;
     }
   }
-  return { fields, records, bytes: bytes ? Buffer.byteLength(JSON.stringify(body ?? null) ?? '') : 0 };
+  return { fields, records, bytes: bytes ? jsonBytes(body) : 0 };
 }
 
 const n = (v: number): string => v.toLocaleString('en-US');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type BuildIssue, fingerprint, sortIssues } from '@bvl/build-issue';
 import type { ArtifactType, RawArtifact } from '@bvl/metadata';
 import {
@@ -35,12 +36,41 @@ export interface WriteResult {
 
 const GRAPH_ONLY = new Set(['graph'] as const);
 
+/** What an overlay is, for L1: every row's slot, state, source and content (L1 reads nothing else). */
+const overlayKey = (rows: readonly OverlayRow[], pkg: string): string => {
+  const h = createHash('sha256').update(pkg);
+  for (const r of rows)
+    h.update(
+      `\u0000${r.type}\u0000${r.name}\u0000${r.package}\u0000${r.state}\u0000${r.tombstone ? 1 : 0}\u0000${r.contentHash}\u0000${JSON.stringify(r.source ?? null)}`,
+    );
+  return h.digest('hex');
+};
+
+/**
+ * L1 answers by overlay (see overlayKey), the most recent few: L1 is a pure function of the
+ * overlay, and a write's "before" pass is usually the overlay the previous write's "after" pass
+ * linted — so a package staged draft by draft lints once per write, not twice.
+ */
+const L1_CACHE = new Map<string, BuildIssue[]>();
+const L1_CACHE_SIZE = 32;
+
 /** L1 over the package's overlay (the same `verify` every surface runs, graph layer only; a large overlay on a worker thread), sorted, and the drafts' version; `read`: the rows, already read. */
 async function lint(ctx: PlatformContext, scope: PackageScope, read?: OverlayRow[]): Promise<{ issues: BuildIssue[]; draftVersion: string }> {
   const rows = read ?? (await readOverlayRows(ctx.db, scope.tenant, scope.package));
+  const draftVersion = draftHash(rows, scope.package);
+  const key = overlayKey(rows, scope.package);
+  const known = L1_CACHE.get(key);
+  if (known) {
+    L1_CACHE.delete(key);
+    L1_CACHE.set(key, known);
+    return { issues: known, draftVersion };
+  }
   const overlay = overlayOf(rows, scope.package);
   const { issues } = await verifyOffloaded(overlay.published, overlay.drafts, { layers: GRAPH_ONLY });
-  return { issues: sortIssues(issues), draftVersion: draftHash(rows, scope.package) };
+  const sorted = sortIssues(issues);
+  L1_CACHE.set(key, sorted);
+  if (L1_CACHE.size > L1_CACHE_SIZE) L1_CACHE.delete(L1_CACHE.keys().next().value!);
+  return { issues: sorted, draftVersion };
 }
 
 /**

@@ -7,7 +7,8 @@
 // 2× its idle p50 (BVL_FAIRNESS_MAX_RATIO changes the bound). Embedded PGlite, or PostgreSQL
 // when DATABASE_URL is set. BVL_FAIRNESS_SECONDS (default 30), BVL_FAIRNESS_HOG_CLIENTS
 // (default 24: more than the tenant's 2 running + 16 queued, so some are refused) and
-// BVL_FAIRNESS_FIELDS (the big drafts' fields; 0 = publishes only) tune the load.
+// BVL_FAIRNESS_FIELDS (the big drafts' fields; 0 = publishes only) tune the load; BVL_FAIRNESS_PROFILE=<dir>
+// has the server write a CPU profile there.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -50,7 +51,9 @@ async function serveMode() {
 }
 
 async function startServerProcess(cwd: string): Promise<{ child: ChildProcess; url: string; tokens: Record<string, string> }> {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), new URL(import.meta.url).pathname, '--serve'], {
+  // BVL_FAIRNESS_PROFILE=<dir>: the server writes a CPU profile there when it stops (where its thread's time went).
+  const profile = process.env.BVL_FAIRNESS_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BVL_FAIRNESS_PROFILE] : [];
+  const child = spawn(process.execPath, [...profile, '--import', import.meta.resolve('tsx'), new URL(import.meta.url).pathname, '--serve'], {
     cwd,
     env: { ...process.env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -139,7 +142,8 @@ async function main() {
       for (let i = c; !stop; i++) {
         const step = FIELDS > 0 ? i % 5 : 3 + (i % 2);
         const status = await (step === 0
-          ? send(hog, `big_${c}/drafts/object/huge`, { method: 'PUT', body: atBound })
+          ? // Each stage differs (a field renamed): a server that caches answers by content must still do the work.
+            send(hog, `big_${c}/drafts/object/huge`, { method: 'PUT', body: atBound.replace('"f0"', `"g${i}"`) })
           : step === 1
             ? send(hog, `big_${c}/verify`, { method: 'POST' })
             : step === 2

@@ -67,16 +67,33 @@ export const UNREAD_STACK_KEYS: ReadonlySet<string> = new Set([
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
-/** Depth of a JSON value, computed iteratively and capped at `cap + 1`. */
+/** Depth of a JSON value, computed iteratively and capped at `cap + 1`. (Only containers are stacked, each with its depth in a parallel array: no allocation per value.) */
 export function jsonDepth(value: unknown, cap = MAX_DEPTH): number {
+  if (typeof value !== 'object' || value === null) return 0;
   let max = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop()!;
+    const d = depths.pop()!;
     if (d > max) max = d;
     if (max > cap) return max;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i];
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(d + 1);
+        }
+      }
+    } else
+      for (const k in v) {
+        const child = (v as Record<string, unknown>)[k];
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(d + 1);
+        }
+      }
   }
   return max;
 }
@@ -89,31 +106,44 @@ export function jsonDepth(value: unknown, cap = MAX_DEPTH): number {
  * field of that name or a seed value under it would silently be null.
  */
 export function findUnstorable(value: unknown): { path: string; what: string; fix?: string } | undefined {
-  // Paths are built only for the value found: each frame links to its parent.
-  type Frame = { v: unknown; key: string | number | undefined; parent: Frame | undefined };
-  const pathOf = (f: Frame | undefined, last?: string): string => {
+  // A depth-first walk over parallel arrays (no object per value): each stacked value keeps its key
+  // and the container it is in; a container met is recorded (its key, its parent) so the path of
+  // the value found is built only then.
+  const frameKey: Array<string | number | undefined> = [];
+  const frameParent: number[] = [];
+  const pathOf = (frame: number, last?: string | number): string => {
     const keys: Array<string | number> = last === undefined ? [] : [last];
-    for (let at = f; at && at.key !== undefined; at = at.parent) keys.push(at.key);
+    for (let at = frame; at >= 0 && frameKey[at] !== undefined; at = frameParent[at]!) keys.push(frameKey[at]!);
     return pointer(...keys.reverse());
   };
-  const stack: Frame[] = [{ v: value, key: undefined, parent: undefined }];
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
-    const v = frame.v;
+  const values: unknown[] = [value];
+  const keys: Array<string | number | undefined> = [undefined];
+  const parents: number[] = [-1];
+  while (values.length > 0) {
+    const v = values.pop();
+    const key = keys.pop();
+    const parent = parents.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return { path: pathOf(frame), what: 'a NUL character (U+0000), which no database text can store' };
+      if (v.includes('\u0000')) return { path: pathOf(parent, key), what: 'a NUL character (U+0000), which no database text can store' };
       continue;
     }
     if (typeof v === 'number') {
       if (!Number.isFinite(v))
-        return { path: pathOf(frame), what: 'a number too large for any numeric column (it parses to infinity and would be stored as null)' };
+        return { path: pathOf(parent, key), what: 'a number too large for any numeric column (it parses to infinity and would be stored as null)' };
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push({ v: v[i], key: i, parent: frame });
+    const frame = frameKey.length;
+    frameKey.push(key);
+    frameParent.push(parent);
+    if (Array.isArray(v))
+      for (let i = 0; i < v.length; i++) {
+        values.push(v[i]);
+        keys.push(i);
+        parents.push(frame);
+      }
     else
-      for (const k in v) {
-        if (!Object.hasOwn(v, k)) continue;
+      for (const k of Object.keys(v)) {
         if (k.includes('\u0000')) return { path: pathOf(frame, k), what: 'a key with a NUL character (U+0000), which no database text can store' };
         if (k === '__proto__')
           return {
@@ -121,7 +151,9 @@ export function findUnstorable(value: unknown): { path: string; what: string; fi
             what: 'the key "__proto__", which no JavaScript record holds (writing it sets the record\'s prototype, so its value would be lost: a field of that name is always empty)',
             fix: 'Rename the key "__proto__" (e.g. "proto"); no field, option or record key may be named so.',
           };
-        stack.push({ v: (v as Record<string, unknown>)[k], key: k, parent: frame });
+        values.push((v as Record<string, unknown>)[k]);
+        keys.push(k);
+        parents.push(frame);
       }
   }
   return undefined;

@@ -1,3 +1,4 @@
+export { rememberBodyHash, storedBodyHash } from './body-cache.ts';
 export { BASE_TYPES, type BaseType, type ColumnType, columnTypeOf, FIELD_COLUMN_TYPES, sameColumnType, sqlTypeName, typeSql } from './column-type.ts';
 export {
   type CompiledFind,

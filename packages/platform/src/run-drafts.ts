@@ -1,12 +1,12 @@
 import type { ArtifactSet, RawArtifact } from '@bvl/metadata';
 import { type Kysely, sql } from 'kysely';
-import { BODY_CACHE } from './body-cache.ts';
+import { BODY_CACHE, rememberBodyHash } from './body-cache.ts';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import { showName } from './identifier.ts';
 import { type Overlay, type OverlayRow, overlayOf } from './overlay-of.ts';
 import { ensureTenant } from './run-tenant.ts';
 import { checkScope, type PackageScope, ScopeError } from './scope.ts';
-import { contentHash, toStoredArtifact } from './stored-artifact.ts';
+import { storedJson, toStoredArtifact } from './stored-artifact.ts';
 
 /** Rows written per INSERT when staging (keeps each statement well under the parameter limit). */
 export const STAGE_BATCH = 200;
@@ -35,15 +35,17 @@ export async function stageDrafts(ctx: PlatformContext, scope: PackageScope, inp
   const at = ctx.now().toISOString();
   const rows = [...slots.values()].map((a) => {
     const stored = toStoredArtifact(a);
+    // One serialisation: the stable JSON is both what is stored (jsonb keeps no key order) and what is hashed.
+    const json = storedJson(stored.body);
     return {
       tenant_id: scope.tenant,
       package: scope.package,
       type: stored.type,
       name: stored.name,
       state: 'draft' as const,
-      body: JSON.stringify(stored.body),
+      body: json.text,
       source: JSON.stringify(stored.source),
-      content_hash: contentHash(stored.body),
+      content_hash: json.hash,
       version: 0,
       updated_at: at,
       tombstone: false,
@@ -226,6 +228,7 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
     body: r.body !== null ? r.body : cached.get(r.content_hash),
   }));
   for (const r of out) if (r.body !== undefined) BODY_CACHE.put(cached, r.contentHash, r.body);
+  for (const r of out) rememberBodyHash(r.body, r.contentHash);
   // A body evicted while the query ran (another call filled the cache): read it again, by hash.
   const lost = [...new Set(out.filter((r) => r.body === undefined).map((r) => r.contentHash))];
   if (lost.length > 0) {
@@ -236,7 +239,11 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
       .where('content_hash', 'in', lost)
       .execute();
     const byHash = new Map(found.map((f) => [f.content_hash, f.body]));
-    for (const r of out) if (r.body === undefined) r.body = byHash.get(r.contentHash);
+    for (const r of out)
+      if (r.body === undefined) {
+        r.body = byHash.get(r.contentHash);
+        rememberBodyHash(r.body, r.contentHash);
+      }
   }
   return out;
 }
