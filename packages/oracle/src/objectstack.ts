@@ -96,7 +96,7 @@ async function importFrom(name: string, from?: string): Promise<Record<string, u
 }
 
 /** The version of an installed package: the package.json above its resolved entry (lint does not export its package.json). */
-async function packageVersion(name: string, from?: string): Promise<string> {
+export async function packageVersion(name: string, from?: string): Promise<string> {
   const { readFileSync } = await import('node:fs');
   const { dirname, join } = await import('node:path');
   let dir = dirname(await resolveFrom(name, from));
