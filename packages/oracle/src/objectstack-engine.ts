@@ -52,7 +52,7 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined): Pr
   const SqlDriver = driverSql.SqlDriver as new (config: Json) => Any;
   const AnalyticsServicePlugin = analytics.AnalyticsServicePlugin as new (options?: Json) => Any;
   const SeedLoaderService = protocol.SeedLoaderService as new (engine: Any, metadata: Any, logger: Any) => Any;
-  const SeedLoaderRequestSchema = specData.SeedLoaderRequestSchema as { parse(v: unknown): Any };
+  const SeedLoaderRequestSchema = specData.SeedLoaderRequestSchema as { parse(v: unknown): Any; safeParse(v: unknown): { success: boolean; error?: unknown } };
   const defineStack = spec.defineStack as (doc: unknown, options?: { strict?: boolean }) => Json;
 
   return {
@@ -78,12 +78,26 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined): Pr
             }
           }
           await admin.knex.raw('create schema ??', [schema]);
-          engine = new ObjectQL({ logger: SILENT });
-          const driver = new SqlDriver({ client: 'pg', connection: databaseUrl, searchPath: [schema], pool: { min: 0, max: 2 } });
-          engine.registerDriver(driver, true);
+          // Entries the engine refuses to register (its verdict on them) are left out one by one, so
+          // it still boots and answers for the rest of the stack; each refused unit keeps the refusal.
+          const refusedEntries = new Map<string, string>();
+          let driver: Any;
+          for (let attempt = 0; ; attempt++) {
+            engine = new ObjectQL({ logger: SILENT });
+            driver = new SqlDriver({ client: 'pg', connection: databaseUrl, searchPath: [schema], pool: { min: 0, max: 2 } });
+            engine.registerDriver(driver, true);
+            try {
+              engine.registerApp({ id: 'oracle', name: 'oracle', ...stack });
+              break;
+            } catch (e) {
+              const m = /`(views|dashboards|datasets):` entry '([^']+)'/.exec(firstLine(e));
+              if (!m || attempt > 100) return all(`the engine does not boot the stack: ${firstLine(e)}`);
+              refusedEntries.set(m[2]!, `the engine refuses ${m[1]} entry '${m[2]}': ${firstLine(e)}`);
+              stack = { ...stack, [m[1]!]: ((stack[m[1]!] as Json[]) ?? []).filter((x) => x.name !== m[2]) };
+            }
+          }
           const objects = (stack.objects as Json[] | undefined) ?? [];
           try {
-            engine.registerApp({ id: 'oracle', name: 'oracle', ...stack });
             await engine.init();
             await driver.initObjects(objects.map((o) => engine.getSchema(o.name as string) ?? o));
           } catch (e) {
@@ -103,14 +117,22 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined): Pr
           await new AnalyticsServicePlugin().init(ctx);
           const service = services.get('analytics') as Any;
           // Seeds through ObjectStack's own loader, as a publish applies them (upsert, multi-pass).
-          const seeds = (stack.data as Json[] | undefined) ?? [];
+          // A seed the loader's request schema refuses is left out (its object's unit keeps the refusal).
+          const config = { defaultMode: 'upsert', multiPass: true };
+          const seeds: Json[] = [];
+          const seedRefusals = new Map<string, string>();
+          for (const seed of (stack.data as Json[] | undefined) ?? []) {
+            const one = SeedLoaderRequestSchema.safeParse({ seeds: [seed], config });
+            if (one.success) seeds.push(seed);
+            else seedRefusals.set(String(seed.object), `the seed loader refuses the seed: ${oneLine(one.error)}`);
+          }
           let seedError: string | undefined;
           if (seeds.length) {
             try {
               const loader = new SeedLoaderService(engine, { getObject: async (n: string) => engine.getSchema(n) ?? null }, SILENT);
-              await loader.load(SeedLoaderRequestSchema.parse({ seeds, config: { defaultMode: 'upsert', multiPass: true } }));
+              await loader.load(SeedLoaderRequestSchema.parse({ seeds, config }));
             } catch (e) {
-              seedError = `the seed loader throws: ${firstLine(e)}`;
+              seedError = `the seed loader throws: ${oneLine(e)}`;
             }
           }
           const options = optionLabels(stack);
@@ -118,10 +140,17 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined): Pr
           const sys = { context: { isSystem: true } };
           const out: Answer[] = [];
           for (const u of units) {
+            const refusedAs = refusedEntries.get(u.kind === 'view' ? u.key.slice('view '.length) : u.kind === 'widget' ? u.dataset : '');
+            if (refusedAs) {
+              out.push({ key: u.key, outcome: 'error', error: refusedAs });
+              continue;
+            }
             try {
               if (u.kind === 'seed') {
                 const n = Number(await engine.count(u.object, sys));
-                out.push({ key: u.key, outcome: n > 0 ? 'rows' : 'empty', count: n, ...(seedError ? { error: seedError } : {}) });
+                const refusal = seedRefusals.get(u.object);
+                if (n === 0 && refusal) out.push({ key: u.key, outcome: 'error', count: 0, error: refusal });
+                else out.push({ key: u.key, outcome: n > 0 ? 'rows' : 'empty', count: n, ...(seedError ? { error: seedError } : {}) });
               } else if (u.kind === 'view') {
                 const rows = (await engine.find(u.object, { ...viewQuery(u.read), ...sys })) as unknown[];
                 out.push({ key: u.key, outcome: rows.length ? 'rows' : 'empty' });
@@ -198,6 +227,7 @@ export function engineSelection(selection: DatasetSelection): Json {
 }
 
 const firstLine = (e: unknown): string => String((e as Error)?.message ?? e).split('\n')[0]!;
+const oneLine = (e: unknown): string => String((e as Error)?.message ?? e).replace(/\s+/g, ' ').slice(0, 400);
 
 const noop = () => {};
 const SILENT = { debug: noop, info: noop, warn: noop, error: noop, log: noop, trace: noop, fatal: noop, child: () => SILENT };
@@ -205,7 +235,8 @@ const SILENT = { debug: noop, info: noop, warn: noop, error: noop, log: noop, tr
 /** ObjectStack logs to the console as it boots, loads and queries; the oracle reads answers, not the console. */
 async function quietly<T>(fn: () => Promise<T>): Promise<T> {
   const saved = { log: console.log, warn: console.warn, info: console.info, debug: console.debug, error: console.error };
-  Object.assign(console, { log: noop, warn: noop, info: noop, debug: noop, error: noop });
+  // ORACLE_ENGINE_LOG=1 lets its console through (the driver logs a refused statement's SQL there).
+  if (!process.env.ORACLE_ENGINE_LOG) Object.assign(console, { log: noop, warn: noop, info: noop, debug: noop, error: noop });
   try {
     return await fn();
   } finally {
