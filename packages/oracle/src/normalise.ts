@@ -72,7 +72,14 @@ export function normaliseRows(
 
 function number(v: unknown): unknown {
   if (v === null || v === undefined) return null;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : typeof v === 'bigint' ? Number(v) : undefined;
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+        ? Number(v)
+        : typeof v === 'bigint'
+          ? Number(v)
+          : undefined;
   return n === undefined ? v : Math.round(n * 1e6) / 1e6;
 }
 

@@ -3,9 +3,9 @@ import { VIEW_FILTER_OPERATORS } from '@bvl/platform';
 import type { DatasetSelection } from '@bvl/render-contract';
 import type { ViewRead } from '@bvl/runtime-probes';
 import type { StackDoc } from './doc-key.ts';
-import { packageVersion } from './objectstack.ts';
 import type { Answer, Unit } from './engine-units.ts';
 import { normaliseRows, optionLabels } from './normalise.ts';
+import { importFrom, packageVersion } from './objectstack.ts';
 
 /**
  * ObjectStack's engine, in-process: `@objectstack/objectql` (the data engine) on
@@ -25,8 +25,14 @@ type Mod = Record<string, unknown>;
 // biome-ignore lint/suspicious/noExplicitAny: ObjectStack's engine classes are used through their runtime surface only
 type Any = any;
 
-/** Loads the engine packages; a string saying what is missing when they cannot be loaded (the engine part then skips). */
-export async function loadObjectStackEngine(databaseUrl: string | undefined): Promise<ObjectStackEngine | string> {
+/** The engine's packages (besides @objectstack/spec), pinned as the oracle package's dev dependencies. */
+export const ENGINE_PACKAGES = ['@objectstack/objectql', '@objectstack/driver-sql', '@objectstack/service-analytics', '@objectstack/metadata-protocol'];
+
+/**
+ * Loads the engine packages (from this package, or from another install: `oracle:try`); a string
+ * saying what is missing when they cannot be loaded or no server is given (the engine part then skips).
+ */
+export async function loadObjectStackEngine(databaseUrl: string | undefined, from?: string): Promise<ObjectStackEngine | string> {
   if (!databaseUrl) return 'DATABASE_URL is not set: the engine authority needs a PostgreSQL server (CI sets it)';
   let objectql: Mod;
   let driverSql: Mod;
@@ -36,15 +42,9 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined): Pr
   let specData: Mod;
   let version: string;
   try {
-    [objectql, driverSql, analytics, protocol, spec, specData] = await Promise.all([
-      import('@objectstack/objectql') as Promise<Mod>,
-      import('@objectstack/driver-sql') as Promise<Mod>,
-      import('@objectstack/service-analytics') as Promise<Mod>,
-      import('@objectstack/metadata-protocol') as Promise<Mod>,
-      import('@objectstack/spec') as Promise<Mod>,
-      import('@objectstack/spec/data') as Promise<Mod>,
-    ]);
-    version = await packageVersion('@objectstack/objectql');
+    const mods = await Promise.all([...ENGINE_PACKAGES, '@objectstack/spec', '@objectstack/spec/data'].map((name) => importFrom(name, from)));
+    [objectql, driverSql, analytics, protocol, spec, specData] = mods as [Mod, Mod, Mod, Mod, Mod, Mod];
+    version = await packageVersion('@objectstack/objectql', from);
   } catch (e) {
     return `ObjectStack engine packages not installed (${(e as Error).message.split('\n')[0]}): npm install -w @bvl/oracle`;
   }
@@ -227,7 +227,10 @@ export function engineSelection(selection: DatasetSelection): Json {
 }
 
 const firstLine = (e: unknown): string => String((e as Error)?.message ?? e).split('\n')[0]!;
-const oneLine = (e: unknown): string => String((e as Error)?.message ?? e).replace(/\s+/g, ' ').slice(0, 400);
+const oneLine = (e: unknown): string =>
+  String((e as Error)?.message ?? e)
+    .replace(/\s+/g, ' ')
+    .slice(0, 400);
 
 const noop = () => {};
 const SILENT = { debug: noop, info: noop, warn: noop, error: noop, log: noop, trace: noop, fatal: noop, child: () => SILENT };

@@ -1,5 +1,5 @@
-import { exampleDoc } from '@bvl/test-support';
 import type { Platform } from '@bvl/platform';
+import { exampleDoc } from '@bvl/test-support';
 import { bvlAnswers } from './bvl-engine.ts';
 import type { Disagreement } from './compare.ts';
 import type { StackDoc } from './doc-key.ts';
@@ -22,7 +22,10 @@ export const NOT_ON_ENGINE = new Set(['fixture/field-service']);
  * bvl's gate refuses: there only the units bvl's L1/L2 errors name are compared).
  */
 export function engineStacks(): OracleStack[] {
-  return [...cleanStacks().filter((s) => !NOT_ON_ENGINE.has(s.name)), { name: 'example/expense-tracker+drafts', kind: 'defect', doc: withDrafts(exampleDoc('app'), exampleDoc('drafts')) }];
+  return [
+    ...cleanStacks().filter((s) => !NOT_ON_ENGINE.has(s.name)),
+    { name: 'example/expense-tracker+drafts', kind: 'defect', doc: withDrafts(exampleDoc('app'), exampleDoc('drafts')) },
+  ];
 }
 
 /** A document with another's entries laid over it by name (what `bvl verify --drafts` reads). */
