@@ -68,11 +68,12 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined, fro
           // oracle's verdict, compared there) is booted as written (`strict: false`), so the engine
           // still answers for what it can serve.
           let stack: Json;
+          const input = canonicalSeeds(doc);
           try {
-            stack = defineStack(structuredClone(doc));
+            stack = defineStack(structuredClone(input));
           } catch {
             try {
-              stack = defineStack(structuredClone(doc), { strict: false });
+              stack = defineStack(structuredClone(input), { strict: false });
             } catch (e) {
               return all(`defineStack throws: ${firstLine(e)}`);
             }
@@ -118,7 +119,8 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined, fro
           const service = services.get('analytics') as Any;
           // Seeds through ObjectStack's own loader, as a publish applies them (upsert, multi-pass).
           // A seed the loader's request schema refuses is left out (its object's unit keeps the refusal).
-          const config = { defaultMode: 'upsert', multiPass: true };
+          // env `dev`: the environment bvl's publish seeds for (a seed's `env` scopes it on both).
+          const config = { defaultMode: 'upsert', multiPass: true, env: 'dev' };
           const seeds: Json[] = [];
           const seedRefusals = new Map<string, string>();
           for (const seed of (stack.data as Json[] | undefined) ?? []) {
@@ -127,10 +129,17 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined, fro
             else seedRefusals.set(String(seed.object), `the seed loader refuses the seed: ${oneLine(one.error)}`);
           }
           let seedError: string | undefined;
+          // The loader's own per-record account, quoted with the object's unit when its rows differ.
+          const recordErrors = new Map<string, string[]>();
           if (seeds.length) {
             try {
               const loader = new SeedLoaderService(engine, { getObject: async (n: string) => engine.getSchema(n) ?? null }, SILENT);
-              await loader.load(SeedLoaderRequestSchema.parse({ seeds, config }));
+              const loaded = (await loader.load(SeedLoaderRequestSchema.parse({ seeds, config }))) as { errors?: Json[] };
+              for (const e of loaded.errors ?? []) {
+                const object = String(e.sourceObject ?? e.object ?? '');
+                const was = recordErrors.get(object) ?? [];
+                recordErrors.set(object, [...was, `record ${String(e.recordIndex)}${e.field ? ` (${String(e.field)})` : ''}: ${String(e.message)}`]);
+              }
             } catch (e) {
               seedError = `the seed loader throws: ${oneLine(e)}`;
             }
@@ -150,7 +159,10 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined, fro
                 const n = Number(await engine.count(u.object, sys));
                 const refusal = seedRefusals.get(u.object);
                 if (n === 0 && refusal) out.push({ key: u.key, outcome: 'error', count: 0, error: refusal });
-                else out.push({ key: u.key, outcome: n > 0 ? 'rows' : 'empty', count: n, ...(seedError ? { error: seedError } : {}) });
+                else {
+                  const why = seedError ?? recordErrors.get(u.object)?.slice(0, 3).join('; ');
+                  out.push({ key: u.key, outcome: n > 0 ? 'rows' : 'empty', count: n, ...(why ? { error: why } : {}) });
+                }
               } else if (u.kind === 'view') {
                 const rows = (await engine.find(u.object, { ...viewQuery(u.read), ...sys })) as unknown[];
                 out.push({ key: u.key, outcome: rows.length ? 'rows' : 'empty' });
@@ -187,6 +199,28 @@ export async function loadObjectStackEngine(databaseUrl: string | undefined, fro
         }
       });
     },
+  };
+}
+
+/**
+ * The document with its seeds' alias keys by their canonical names: bvl reads `key` as
+ * `externalId` and `data`/`rows` as `records` (metadata's SeedSchema), ObjectStack's seed loader
+ * refuses the aliases. The engine is given the canonical names so both engines load the same rows;
+ * what the spec says of the aliases is the spec oracle's to compare (and is listed there).
+ */
+export function canonicalSeeds(doc: StackDoc): StackDoc {
+  if (!Array.isArray(doc.data)) return doc;
+  return {
+    ...doc,
+    data: doc.data.map((seed) => {
+      if (typeof seed !== 'object' || seed === null || Array.isArray(seed)) return seed;
+      const { key, data, rows, ...rest } = seed as Json;
+      return {
+        ...rest,
+        ...(rest.externalId === undefined && key !== undefined ? { externalId: key } : {}),
+        ...(rest.records === undefined && (data ?? rows) !== undefined ? { records: data ?? rows } : {}),
+      };
+    }),
   };
 }
 
@@ -233,7 +267,18 @@ const oneLine = (e: unknown): string =>
     .slice(0, 400);
 
 const noop = () => {};
-const SILENT = { debug: noop, info: noop, warn: noop, error: noop, log: noop, trace: noop, fatal: noop, child: () => SILENT };
+const SILENT: Record<string, unknown> = process.env.ORACLE_ENGINE_LOG
+  ? {
+      debug: noop,
+      info: noop,
+      warn: (...a: unknown[]) => console.warn(...a),
+      error: (...a: unknown[]) => console.error(...a),
+      log: noop,
+      trace: noop,
+      fatal: noop,
+    }
+  : { debug: noop, info: noop, warn: noop, error: noop, log: noop, trace: noop, fatal: noop };
+SILENT.child = () => SILENT;
 
 /** ObjectStack logs to the console as it boots, loads and queries; the oracle reads answers, not the console. */
 async function quietly<T>(fn: () => Promise<T>): Promise<T> {

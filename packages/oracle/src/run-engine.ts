@@ -7,18 +7,13 @@ import { type Answer, type Outcome, planUnits, type Unit } from './engine-units.
 import type { ObjectStackEngine } from './objectstack-engine.ts';
 import { cleanStacks, type OracleStack } from './stacks.ts';
 
-/**
- * Clean stacks the engine does not judge. fixture/field-service is written in the aliases bvl reads
- * and ObjectStack refuses (seed keys `rows`, `key`/`data`; single views in `views:`), which the spec
- * oracle compares and lists; booted on the engine, 2 of its seeds and 2 views are refused and every
- * widget over them differs by cascade, which says nothing about either engine's answers.
- */
-export const NOT_ON_ENGINE = new Set(['fixture/field-service']);
+/** Clean stacks the engine does not judge (none now: every fixture, example, golden case and corpus stack boots). */
+export const NOT_ON_ENGINE = new Set<string>();
 
 /**
  * The stacks the engine authority runs: every clean stack (the example, each golden blueprint, and
- * the shared corpora when present — all of them: the whole engine part takes about a minute) but
- * {@link NOT_ON_ENGINE}, plus the example with its drafts overlaid (the demo's broken build, which
+ * the shared corpora when present — all of them: the whole engine part takes about half a minute),
+ * plus the example with its drafts overlaid (the demo's broken build, which
  * bvl's gate refuses: there only the units bvl's L1/L2 errors name are compared).
  */
 export function engineStacks(): OracleStack[] {
@@ -60,12 +55,22 @@ const RANK: Record<Outcome, number> = { rows: 0, empty: 1, error: 2 };
  * Compares the two engines' answers unit by unit. Outcomes differ: a disagreement whose side is
  * the one with the worse outcome (error > empty > rows). Both return rows but the counts or the
  * normalised widget rows differ: a disagreement of `both`. Signatures name the unit and the stack,
- * so each engine disagreement is reviewed where it occurs.
+ * so each engine disagreement is reviewed where it occurs; a widget over an object whose seeded
+ * rows already differ carries that seed's signature (one per stack and object).
  */
 export function compareEngine(stack: string, units: readonly Unit[], theirs: readonly Answer[], ours: readonly Answer[]) {
   const disagreements: Disagreement[] = [];
   let agree = 0;
   let notCompared = 0;
+  // Objects whose seeded rows differ: a widget over one cannot agree, and its disagreement is that
+  // seed's (listed once, at the seed), not a finding of its own.
+  const rowsDiffer = new Set<string>();
+  for (const u of units) {
+    if (u.kind !== 'seed') continue;
+    const a = theirs.find((x) => x.key === u.key);
+    const b = ours.find((x) => x.key === u.key);
+    if (a && b && (a.outcome !== b.outcome || a.count !== b.count)) rowsDiffer.add(u.object);
+  }
   for (const u of units) {
     const a = theirs.find((x) => x.key === u.key);
     const b = ours.find((x) => x.key === u.key);
@@ -91,7 +96,11 @@ export function compareEngine(stack: string, units: readonly Unit[], theirs: rea
       only === 'both'
         ? `engine ${JSON.stringify(a.rows ?? a.count)} / bvl ${JSON.stringify(b.rows ?? b.count)}`
         : `${only === 'objectstack' ? `engine: ${a.error ?? a.outcome}` : `bvl: ${b.error ?? b.outcome}`}`;
-    disagreements.push({ stack, oracle: 'engine', key: u.key, only, signatures: [`${u.kind} ${what} @ ${stack} ${u.key}`], example: example.slice(0, 240) });
+    const signature =
+      u.kind === 'widget' && u.object !== undefined && rowsDiffer.has(u.object)
+        ? `widget answers follow the rows of seed ${u.object} @ ${stack}`
+        : `${u.kind} ${what} @ ${stack} ${u.key}`;
+    disagreements.push({ stack, oracle: 'engine', key: u.key, only, signatures: [signature], example: example.slice(0, 240) });
   }
   return { agree, notCompared, disagreements };
 }
