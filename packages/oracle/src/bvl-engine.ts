@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BuildIssue } from '@bvl/build-issue';
-import { collectStack } from '@bvl/metadata';
-import { createDataEngine, createProbeEngine, dropTenant, type Platform, publishPackage, stageDrafts } from '@bvl/platform';
+import { collectStack, type Graph } from '@bvl/metadata';
+import { createDataEngine, createProbeEngine, type DataEngine, dropTenant, MAX_FIND_LIMIT, type Platform, publishPackage, stageDrafts } from '@bvl/platform';
 import type { StackDoc } from './doc-key.ts';
 import type { Answer, Unit } from './engine-units.ts';
 import { normaliseRows, optionLabels } from './normalise.ts';
@@ -40,7 +40,7 @@ export async function bvlAnswers(platform: Platform, doc: StackDoc, units: reado
             ? {
                 key: u.key,
                 outcome: q.rows.length ? 'rows' : 'empty',
-                rows: normaliseRows(q.rows, { side: 'bvl', selection: u.selection, dataset: u.dataset, options }),
+                rows: normaliseRows(await lookupNames(data, r.graph, u, q.rows), { side: 'bvl', selection: u.selection, dataset: u.dataset, options }),
               }
             : { key: u.key, outcome: 'error', error: q.error },
         );
@@ -52,6 +52,35 @@ export async function bvlAnswers(platform: Platform, doc: StackDoc, units: reado
   } finally {
     await dropTenant(platform, tenant).catch(() => {});
   }
+}
+
+/**
+ * Normalisation 4, lookup dimensions: a dimension grouping by a lookup field itself (`field:
+ * account`) is answered by the engine with the referenced record's display name and by bvl with
+ * its id; bvl's ids are read back as that name, the display field chosen by ObjectStack's rule
+ * (service-analytics pickDisplayField: `name`, `title`, `label`, else the first text field).
+ */
+async function lookupNames(data: DataEngine, graph: Graph, unit: Unit, rows: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  if (unit.kind !== 'widget') return rows;
+  const dataset = graph.datasets.get(unit.dataset);
+  const base = dataset?.object ? graph.objects.get(dataset.object) : undefined;
+  const dims = Array.isArray(dataset?.def.dimensions) ? (dataset.def.dimensions as Array<{ name?: unknown; field?: unknown }>) : [];
+  let out = rows;
+  for (const name of unit.selection.dimensions ?? []) {
+    const field = dims.find((d) => d.name === name)?.field;
+    const def = typeof field === 'string' ? base?.fields.get(field)?.def : undefined;
+    const target =
+      def && (def.type === 'lookup' || def.type === 'master_detail') && typeof def.reference === 'string' ? graph.objects.get(def.reference) : undefined;
+    if (!target) continue;
+    const fields = [...target.fields.values()];
+    const display = ['name', 'title', 'label'].find((f) => target.fields.has(f)) ?? fields.find((f) => f.def.type === 'text')?.name;
+    if (!display) continue;
+    const read = await data.find(target.name, { columns: ['id', display], limit: MAX_FIND_LIMIT });
+    if (!read.ok) continue;
+    const names = new Map(read.rows.map((row) => [String(row.id), row[display]]));
+    out = out.map((row) => (row[name] != null && names.has(String(row[name])) ? { ...row, [name]: names.get(String(row[name])) } : row));
+  }
+  return out;
 }
 
 /** The units a refused publish's errors name: a seed by its object, a view by name, a widget by dashboard and member. */

@@ -48,7 +48,9 @@ export function optionLabels(stack: Json): OptionLabels {
  *    week `2026-W45`),
  *    bvl with the bucket's first instant (a Date or an ISO string); both become the bucket's
  *    canonical text at the dimension's granularity (or the selection's `dateGranularity`); a week is
- *    named by its ISO Monday.
+ *    named by its ISO Monday;
+ * 4. lookup dimensions: the engine answers the referenced record's name, bvl its id (read back as
+ *    the name on bvl's side, see bvl-engine.ts lookupNames).
  */
 export function normaliseRows(
   rows: readonly Json[],
