@@ -23,7 +23,9 @@ try {
   writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
   const engineToo = Boolean(process.env.DATABASE_URL);
   const packages = ['@objectstack/spec', '@objectstack/lint', ...(engineToo ? ENGINE_PACKAGES : [])];
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...packages.map((p) => `${p}@${version}`)], {
+  // driver-sql's PostgreSQL client is a peer dependency it leaves to the host: installed beside it.
+  const peers = engineToo ? ['pg@8'] : [];
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...packages.map((p) => `${p}@${version}`), ...peers], {
     cwd: dir,
     stdio: 'inherit',
   });
