@@ -1,16 +1,19 @@
 import type { Verdict } from './objectstack.ts';
 
-/** The two ObjectStack oracles bvl is compared with. */
+/** The ObjectStack oracles bvl's L1/L2 verdicts are compared with, stack entry by stack entry. */
 export const ORACLES = ['spec', 'lint'] as const;
-export type Oracle = (typeof ORACLES)[number];
+/** Every authority of the tier: spec and lint (against L1/L2), and the engine (against L3, see run-engine.ts). */
+export type Oracle = SpecOrLint | 'engine';
+/** spec or lint. */
+export type SpecOrLint = (typeof ORACLES)[number];
 
 /** One stack entry on which an oracle and bvl disagree: only one of them says error. */
 export interface Disagreement {
   readonly stack: string;
   readonly oracle: Oracle;
   readonly key: string;
-  /** Who says error. */
-  readonly only: 'objectstack' | 'bvl';
+  /** Who says error (the engine: whose outcome is worse, error > empty > rows; `both` when both return rows but the numbers differ). */
+  readonly only: 'objectstack' | 'bvl' | 'both';
   /** The error signatures of that side on that entry, sorted. */
   readonly signatures: readonly string[];
   /** One message, for the report. */
@@ -20,7 +23,7 @@ export interface Disagreement {
 /** A reviewed, expected disagreement: every entry of expected-disagreements.json. */
 export interface Expected {
   readonly oracle: Oracle;
-  readonly only: 'objectstack' | 'bvl';
+  readonly only: 'objectstack' | 'bvl' | 'both';
   readonly signature: string;
   /** One line: why the two differ and why that is right for now. */
   readonly reason: string;

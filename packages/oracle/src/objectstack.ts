@@ -82,7 +82,7 @@ async function resolveFrom(name: string, from?: string): Promise<string> {
   return createRequire(from ? join(from, 'package.json') : import.meta.url).resolve(name);
 }
 
-async function importFrom(name: string, from?: string): Promise<Record<string, unknown>> {
+export async function importFrom(name: string, from?: string): Promise<Record<string, unknown>> {
   if (!from) return (await import(name)) as Record<string, unknown>;
   const { pathToFileURL } = await import('node:url');
   // The ESM entry: `exports` maps import to .mjs/.js beside the CommonJS one resolve() returns.
@@ -96,7 +96,7 @@ async function importFrom(name: string, from?: string): Promise<Record<string, u
 }
 
 /** The version of an installed package: the package.json above its resolved entry (lint does not export its package.json). */
-async function packageVersion(name: string, from?: string): Promise<string> {
+export async function packageVersion(name: string, from?: string): Promise<string> {
   const { readFileSync } = await import('node:fs');
   const { dirname, join } = await import('node:path');
   let dir = dirname(await resolveFrom(name, from));

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TEST_SEED } from '@bvl/test-support';
 import { bvlVerdicts } from './bvl-verdicts.ts';
-import { compare, type Disagreement, type Expected, ORACLES, type Oracle } from './compare.ts';
+import { compare, type Disagreement, type Expected, ORACLES, type SpecOrLint } from './compare.ts';
 import { docKey, type StackDoc } from './doc-key.ts';
 import type { ObjectStack } from './objectstack.ts';
 import { cleanStacks, defectStacks, mutatedStacks, type OracleStack } from './stacks.ts';
@@ -27,7 +27,7 @@ export interface Tally {
 export interface OracleRun {
   readonly stacks: readonly OracleStack[];
   readonly disagreements: Disagreement[];
-  readonly tally: Record<Oracle, Tally>;
+  readonly tally: Record<SpecOrLint, Tally>;
 }
 
 /** Every entry of a stack document: the units compared even when nobody reports anything. */
@@ -43,7 +43,7 @@ export function runOracle(os: ObjectStack, seed = TEST_SEED): OracleRun {
   const stacks = [...clean, ...defectStacks(), ...mutatedStacks(clean, seed)];
   const disagreements: Disagreement[] = [];
   const tally = Object.fromEntries(ORACLES.map((o) => [o, { stacks: 0, stacksAgreeing: 0, entriesAgreeing: 0, entriesDisagreeing: 0 }])) as Record<
-    Oracle,
+    SpecOrLint,
     Tally
   >;
   for (const s of stacks) {

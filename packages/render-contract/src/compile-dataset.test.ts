@@ -227,6 +227,24 @@ describe('compileDataset: ObjectStack analytics semantics of a selection', () =>
       'The selection orders dataset "opp_metrics" by "total" "desc", but only a selected dimension or measure can order it, asc or desc (selected: stage, n).',
     ]);
   });
+  it('shows only the groups a measure filter admits when every computed measure carries one (ObjectStack runs each filtered measure under its filter)', () => {
+    const scoped = {
+      measures: [
+        { name: 'n', aggregate: 'count' },
+        { name: 'won', aggregate: 'count', filter: { stage: 'won' } },
+        { name: 'lost', aggregate: 'count', filter: { stage: 'lost' } },
+        { name: 'won_share', derived: { op: 'ratio', of: ['won', 'n'] } },
+        { name: 'won_or_lost', derived: { op: 'sum', of: ['won', 'lost'] } },
+      ],
+    };
+    const one = ok(compile(scoped, { dimensions: ['stage'], measures: ['won'] }));
+    expect(one.sql).toMatch(/from "crm_opp" as "crm_opp" where "crm_opp"."stage" = \$\d+ group by/);
+    const two = ok(compile(scoped, { dimensions: ['stage'], measures: ['won_or_lost'] }));
+    expect(two.sql).toMatch(/where \("crm_opp"."stage" = \$\d+ or "crm_opp"."stage" = \$\d+\) group by/);
+    // An unfiltered measure among them (directly or under a derived one): every group shows.
+    expect(ok(compile(scoped, { dimensions: ['stage'], measures: ['won', 'n'] })).sql).not.toContain(' where ');
+    expect(ok(compile(scoped, { dimensions: ['stage'], measures: ['won_share'] })).sql).not.toContain(' where ');
+  });
 });
 
 describe('compileDataset: filters', () => {

@@ -1,5 +1,5 @@
 import { type DatasetNode, didYouMean, type Graph, type ObjectNode } from '@bvl/metadata';
-import type { SqlBool } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import { type ColumnRef, compileFilter, type FilterContext, type Segment } from './compile-filter.ts';
 import type { CompileOptions, CompileProblem, DatasetPlan, DatasetSelection, DateGranularity, ProblemOrigin } from './dataset-plan.ts';
 import type { DeferredSql } from './deferred-sql.ts';
@@ -99,6 +99,10 @@ export class DatasetPlanner implements PlanContext {
       );
       if (sel) where.push(sel);
     }
+    if (this.problems.length === 0) {
+      const scope = this.measureScope(measures);
+      if (scope) where.push(scope);
+    }
     const limit = selection?.limit;
     if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0 && limit <= 2_147_483_647)) {
       this.problem(
@@ -135,6 +139,40 @@ export class DatasetPlanner implements PlanContext {
           schema,
         }),
     };
+  }
+
+  /**
+   * Which groups a selection shows when every measure it computes carries its own filter: only
+   * those where one of the filters admits a row. ObjectStack's executor (service-analytics
+   * executeSelection / runMeasurePass) runs the unfiltered measures in one grouped query and each
+   * filter-scoped measure in a query of its own under its filter, then merges the groups; with no
+   * unfiltered measure there is no query over all rows, so a group no filter reaches is not shown
+   * (its engine answers a widget grouped by agent of "open tickets" without the agents that have
+   * none). Undefined when some computed measure has no filter (every group shows, as one query).
+   */
+  private measureScope(selected: readonly string[]): DeferredSql<SqlBool> | undefined {
+    const filters: DeferredSql<SqlBool>[] = [];
+    const seen = new Set<string>();
+    const walk = (name: string): boolean => {
+      if (seen.has(name)) return true;
+      seen.add(name);
+      const def = this.dataset.measures.get(name);
+      if (!def) return false;
+      if (def.derived) return def.derived.of.every(walk);
+      if (def.filter === undefined) return false;
+      const i = this.indexOf('measures', name);
+      const f = compileFilter(def.filter, this.filterContext('dataset', ['measures', i, 'filter'], `The filter of measure "${name}" of ${this.label}`));
+      if (!f) return false;
+      filters.push(f);
+      return true;
+    };
+    if (selected.length === 0 || !selected.every(walk) || filters.length === 0) return undefined;
+    if (filters.length === 1) return filters[0];
+    return () =>
+      sql<SqlBool>`(${sql.join(
+        filters.map((f) => f()),
+        sql` or `,
+      )})`;
   }
 
   problem(
