@@ -58,11 +58,16 @@ export interface AppDeps {
   readonly verifyWorkers?: number | undefined;
   /** The limiter to share (tests hold turns on it); by default one of the app's own from `tenantLimits`. */
   readonly tenantLimiter?: TenantLimiter | undefined;
+  /** The limiter of large bodies (one at a time per tenant, see HEAVY_BODY_BYTES); tests hold turns on it. */
+  readonly heavyLimiter?: TenantLimiter | undefined;
   /** The server's default policy for tenants without their own (default: DEFAULT_POLICY, sessions optional; `bvl serve` requires them). */
   readonly policy?: EffectivePolicy | undefined;
   /** The model review_intent judges with (main.ts: BVL_JUDGE_MODEL, else BVL_MODEL); without it the tool says so. */
   readonly judge?: AgentClient | undefined;
 }
+
+/** A body this large (1 MiB) is processed in the tenant's one turn for large bodies. */
+export const HEAVY_BODY_BYTES = 1 << 20;
 
 /** Zod problems as the API lists them: a dotted path into the input, and what is wrong there. */
 export function problemsOf(error: z.ZodError, target: string): Problem[] {
@@ -83,6 +88,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // A queued request gives up well before its deadline, so it is answered 429 (it never ran), not 503.
   const limiter =
     deps.tenantLimiter ?? new TenantLimiter({ ...tenantLimits, queueWaitMs: Math.min(tenantLimits.queueWaitMs, Math.floor(limits.requestMs / 2)) });
+  // A tenant's large bodies take turns one at a time (queued as the tenant's requests are).
+  const heavyLimiter = deps.heavyLimiter ?? new TenantLimiter({ ...limiter.limits, concurrency: 1 });
   const startedAt = Date.now();
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
@@ -155,11 +162,19 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     await next();
   });
   // Fair sharing: the tenant's turn (MCP tool calls take theirs one by one, see gateToolCalls).
+  // A request with a large body (parsing, checking and storing it takes the event loop for tens of
+  // milliseconds at a time) first waits for the tenant's one turn for large bodies, holding nothing
+  // else: so a tenant's at-bound drafts are processed one at a time, and other tenants' requests run
+  // between them.
   app.use('/v1/tenants/:tenant/*', async (c, next) => {
+    const heavy = Number(c.req.header('content-length') ?? 0) >= HEAVY_BODY_BYTES;
+    let endHeavy: (() => void) | undefined;
     let end: () => void;
     try {
+      if (heavy) endHeavy = await heavyLimiter.acquire(c.var.tenant, c.req.raw.signal);
       end = await limiter.acquire(c.var.tenant, c.req.raw.signal);
     } catch (e) {
+      endHeavy?.();
       if (!(e instanceof ClientGoneError)) throw e;
       // Nobody reads this answer: the client closed the connection while the request waited.
       c.var.facts.outcome = 'client_closed';
@@ -169,6 +184,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       await next();
     } finally {
       end();
+      endHeavy?.();
     }
   });
   // The body parsed (once) and checked for repeated keys — in the tenant's turn, after its token:

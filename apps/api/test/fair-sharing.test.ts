@@ -6,18 +6,20 @@ import type { AddressInfo } from 'node:net';
 import { INPUT_LIMITS } from '@bvl/metadata';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HEAVY_BODY_BYTES } from '../src/create-app.ts';
 import { KEEP_ALIVE_MS } from '../src/main.ts';
 import { TOO_MANY_REQUESTS_RPC } from '../src/mcp/gate-tool-calls.ts';
 import { TenantLimiter } from '../src/tenant-limiter.ts';
 import { openTestApp } from './test-app.ts';
 
 const limiter = new TenantLimiter({ concurrency: 1, queue: 1, queueWaitMs: 20_000 });
+const heavyLimiter = new TenantLimiter({ concurrency: 1, queue: 1, queueWaitMs: 20_000 });
 let t: Awaited<ReturnType<typeof openTestApp>>;
 let server: ReturnType<typeof serve>;
 let url: string;
 
 beforeAll(async () => {
-  t = await openTestApp(undefined, { tenantLimiter: limiter });
+  t = await openTestApp(undefined, { tenantLimiter: limiter, heavyLimiter });
   server = await new Promise<ReturnType<typeof serve>>((done) => {
     const s = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () => done(s));
   });
@@ -175,6 +177,26 @@ describe('a tenant past its share', () => {
 
 /** An object body with `n` text fields. */
 const wide = (n: number) => ({ fields: Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'text' }])) });
+
+describe("a tenant's large bodies, one at a time", () => {
+  it("a body of 1 MiB or more waits for the tenant's one turn for large bodies, holding no other turn; small requests run meanwhile", async () => {
+    const a = await tenantWithPackage('heavy');
+    const end = await heavyLimiter.acquire(a.id); // as a running large body would
+    const fields = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`field_${i}`, { type: 'text' }]));
+    const body = JSON.stringify({ fields });
+    expect(Buffer.byteLength(body)).toBeGreaterThanOrEqual(HEAVY_BODY_BYTES);
+    const big = a.at('app/drafts/object/wide', { method: 'PUT', body, headers: { 'content-type': 'application/json' } });
+    await until(() => heavyLimiter.load(a.id).queued === 1, 'the large body waits');
+    // It holds none of the tenant's ordinary turns: a small request of the same tenant runs.
+    expect(limiter.load(a.id).running).toBe(0);
+    const small = await a.at('app/drafts/object/note');
+    expect(small.status).toBe(200);
+    end();
+    const r = await big;
+    expect(r.status).toBe(200);
+    expect(heavyLimiter.load(a.id)).toEqual({ running: 0, queued: 0 });
+  });
+});
 
 describe("the CLI's input bounds on staged drafts", () => {
   it('over HTTP: an object past the field bound is a 413 naming it, the bound and the figure; nothing is written', async () => {
