@@ -198,6 +198,11 @@ function screen(v: object, depth: number): number {
 
 const unstorableLeaf = (v: unknown): boolean => (typeof v === 'string' ? v.includes('\u0000') : typeof v === 'number' && !Number.isFinite(v));
 
+/** What {@link ArtifactCollector.add} screens a body for: 2 nested too deep, 1 holds an unstorable value, 0 neither. */
+export function screenBody(body: unknown): number {
+  return typeof body === 'object' && body !== null ? screen(body, 1) : unstorableLeaf(body) ? UNSTORABLE : FINE;
+}
+
 /** Options for collecting artifacts. */
 export interface CollectOptions {
   readonly file?: string | undefined;
@@ -217,7 +222,7 @@ export class ArtifactCollector {
   /** Adds one artifact body found at `source`; `fallbackName` names it when its body does not. */
   add(type: ArtifactType, body: unknown, source: ArtifactSource, fallbackName: string): void {
     // jsonDepth and findUnstorable in one pass; findUnstorable runs again only to name what it found.
-    const screened = typeof body === 'object' && body !== null ? screen(body, 1) : unstorableLeaf(body) ? UNSTORABLE : FINE;
+    const screened = screenBody(body);
     if (screened === TOO_DEEP) {
       this.problem(
         'invalid_artifact',
