@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { corpusFile, fixtureFile, generateStack, locateCorpora, REPO_ROOT } from '@bvl/test-support';
-import { type Goal, show, timeProcess } from './measure.ts';
+import { type Goal, show, type Timing, timeProcess, timeProcesses } from './measure.ts';
 
 const BIN = join(REPO_ROOT, 'apps/cli/bin/bvl.js');
 /** Spawns per figure. */
@@ -53,10 +53,29 @@ export function benchProcess(log: (line: string) => void, node = process.execPat
       });
     }
 
+    // The 12.4k-artifact stack (bench-verify's, 4 MB) against the floor: node reading and parsing
+    // the same file, timed in the same rounds (issue 21: the whole process within 4× of it, its peak
+    // memory within 2×). Peak RSS beside it: bare node, and bvl verify on a one-object stack (its code).
     const big = join(tmp, 'generated-12.4k.json');
     writeFileSync(big, JSON.stringify(generateStack(12_400)));
-    const generated = timeProcess(bvl('verify', big), { runs: Math.ceil(RUNS / 2), cwd: tmp, env });
+    const floorScript = join(tmp, 'read-and-parse.mjs');
+    writeFileSync(floorScript, "import { readFileSync } from 'node:fs';\nJSON.parse(readFileSync(process.argv[2], 'utf8'));\n");
+    const tiny = join(tmp, 'one-object.json');
+    writeFileSync(tiny, JSON.stringify({ objects: [{ name: 'one', fields: { title: { type: 'text' } } }] }));
+    const [generated, floor, small, bare] = timeProcesses([bvl('verify', big), [node, floorScript, big], bvl('verify', tiny), [node, '-e', '0']], {
+      runs: Math.ceil(RUNS / 2),
+      cwd: tmp,
+      env,
+      memory: true,
+    }) as [Timing, Timing, Timing, Timing];
     log(`bvl verify generated stack (12.4k artifacts, 4 MB JSON): ${show(generated)}`);
+    log(`the floor, node reading + JSON.parse of the same file: ${show(floor)}`);
+    log(`bvl verify one-object stack: ${show(small)}; bare node: ${show(bare)}`);
+    const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined ? a / b : Number.NaN);
+    log(
+      `bvl verify 12.4k ÷ floor: ×${ratio(generated.median, floor.median).toFixed(2)} median, ×${ratio(generated.min, floor.min).toFixed(2)} fastest, ×${ratio(generated.cpu, floor.cpu).toFixed(2)} CPU; ` +
+        `peak RSS ×${ratio(generated.rss, floor.rss).toFixed(2)} (above bvl's own code: ${((generated.rss ?? 0) - (small.rss ?? 0)).toFixed(0)} MB for the input vs the floor's ${((floor.rss ?? 0) - (bare.rss ?? 0)).toFixed(0)} MB above bare node)`,
+    );
     goals.push({
       name: 'whole process bvl verify 12.4k-artifact generated stack',
       value: generated.median,
@@ -65,6 +84,15 @@ export function benchProcess(log: (line: string) => void, node = process.execPat
       limit: 1_200,
       unit: 'ms',
     });
+    goals.push({
+      name: 'whole process bvl verify 12.4k ÷ node read+parse of the same file (issue 21)',
+      value: ratio(generated.median, floor.median),
+      best: ratio(generated.min, floor.min),
+      ...(generated.cpu !== undefined && floor.cpu !== undefined ? { cpu: generated.cpu / floor.cpu } : {}),
+      limit: 4,
+      unit: '×',
+    });
+    goals.push({ name: 'peak RSS of bvl verify 12.4k ÷ that of node read+parse (issue 21)', value: ratio(generated.rss, floor.rss), limit: 2, unit: '×' });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

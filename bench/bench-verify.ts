@@ -1,8 +1,12 @@
 // In-process L1 + L2: `verify(published)` — graph build, lint, render contract, sorted issues —
 // the function every surface calls, on stacks already read (collectStack is timed apart).
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { lintGraph } from '@bvl/graph-lint';
-import { type ArtifactSet, buildGraph, collectStack } from '@bvl/metadata';
+import { type ArtifactSet, buildGraph, collectStack, readSource } from '@bvl/metadata';
 import { corpusFile, fixtureDoc, generateStack, locateCorpora } from '@bvl/test-support';
 import { verify } from '@bvl/verify';
 import { type Goal, ms, show, timeIt } from './measure.ts';
@@ -27,6 +31,8 @@ export async function benchVerify(log: (line: string) => void): Promise<Goal[]> 
     `verify (L1+L2) on ${set.artifacts.length} generated artifacts: ${show(big)} (${((big.median * 1000) / set.artifacts.length).toFixed(1)} µs/artifact); collectStack ${ms(read.median)} more`,
   );
   goals.push({ name: 'in-process L1+L2 on 12.4k generated artifacts', value: big.median, best: big.min, limit: 200, unit: 'ms' });
+  goals.push({ name: 'in-process L1+L2 on 12.4k generated artifacts (issue 21)', value: big.median, best: big.min, limit: 100, unit: 'ms' });
+  goals.push(await retainedMemory(generated, log));
 
   const fixture = collectStack(fixtureDoc('field-service'));
   clean(fixture, 'field-service');
@@ -78,4 +84,42 @@ export async function benchGrowth(log: (line: string) => void): Promise<void> {
   log(
     `${set.artifacts.length} artifacts of ${label} copies (field-heavy): L1+L2 ${ms(t.median)} (${((t.median * 1000) / set.artifacts.length).toFixed(1)} µs/artifact)`,
   );
+}
+
+/**
+ * Memory against the parsed input (issue 21: at most 2×): the heap the parsed stack file takes
+ * (JSON.parse of its text), and the heap still held after `bvl verify`'s work on the same file —
+ * readSource (the set, the file's text kept for locations) and verify() (the graph, the issues) —
+ * both after a full collection. Peak memory of the whole process is bench-process's figure.
+ */
+async function retainedMemory(doc: Record<string, unknown[]>, log: (line: string) => void): Promise<Goal> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heap = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'bvl-bench-mem-'));
+  try {
+    const file = join(dir, 'generated-12.4k.json');
+    const text = JSON.stringify(doc);
+    writeFileSync(file, text);
+    const h0 = heap();
+    const parsed: unknown[] = [JSON.parse(text)];
+    const h1 = heap();
+    parsed.pop();
+    const h2 = heap();
+    const set = await readSource(file);
+    const verification = verify(set);
+    const h3 = heap();
+    const input = h1 - h0;
+    const held = h3 - h2;
+    log(
+      `memory: the parsed stack takes ${(input / 2 ** 20).toFixed(1)} MB of heap (its ${(text.length / 2 ** 20).toFixed(1)} MB text apart); after readSource + verify ${(held / 2 ** 20).toFixed(1)} MB is held (set, text, graph, ${verification.issues.length} issues) → ×${(held / input).toFixed(2)}`,
+    );
+    return { name: 'heap held by readSource + verify ÷ heap of the parsed stack (issue 21)', value: held / input, limit: 2, unit: '×' };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

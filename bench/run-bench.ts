@@ -3,7 +3,7 @@
 // (L3) bench on PGlite and PostgreSQL (DATABASE_URL). Runs from a plain clone: app-showcase parts
 // use the ObjectStack corpora when they are present (BVL_CORPORA, or ../shared beside the
 // repository), else the field-service fixture. Prints figures and, last, each goal met or not.
-//   BVL_BENCH_ONLY=process,verify,growth,runtime,loop,answers,api   run only these sections
+//   BVL_BENCH_ONLY=process,verify,growth,runtime,loop,answers,context,tenants,api   run only these sections
 import { cpus } from 'node:os';
 import { benchProcess } from './bench-process.ts';
 import { benchRuntime } from './bench-runtime.ts';
@@ -11,9 +11,10 @@ import { benchGrowth, benchVerify } from './bench-verify.ts';
 import { type Goal, goalLine } from './measure.ts';
 
 const log = (line: string) => console.log(line);
-const only = new Set((process.env.BVL_BENCH_ONLY ?? 'process,verify,growth,runtime,loop,answers,context,api').split(',').map((s) => s.trim()));
+const only = new Set((process.env.BVL_BENCH_ONLY ?? 'process,verify,growth,runtime,loop,answers,context,tenants,api').split(',').map((s) => s.trim()));
 if (process.env.BVL_BENCH_SKIP_RUNTIME === '1') only.delete('runtime');
 if (process.env.BVL_BENCH_SKIP_API === '1') only.delete('api');
+if (process.env.BVL_BENCH_SKIP_TENANTS === '1') only.delete('tenants');
 
 log(`machine: ${cpus()[0]?.model ?? 'unknown cpu'} × ${cpus().length}, node ${process.version} (shared and noisy: medians, the fastest run beside them)`);
 const goals: Goal[] = [];
@@ -45,7 +46,11 @@ if (only.has('context')) {
   log("\n— the built-in agent's context: prompt tokens (o200k) per turn over a 10-round build —");
   goals.push(...(await (await import('./bench-context.ts')).benchContext(log)));
 }
-log('\n— goals (issues 10 and 18), timings judged on the median —');
+if (only.has('tenants')) {
+  log('\n— the service at size: verify and publish latency at 1 tenant and beside 100 tenants × 10 packages (issue 21) —');
+  goals.push(...(await (await import('./bench-tenants.ts')).benchTenants(log)));
+}
+log('\n— goals (issues 10, 18 and 21), timings judged on the median —');
 for (const g of goals) log(goalLine(g));
 if (only.has('api')) {
   log('\n— the HTTP API: verify over HTTP vs in-process, and a soak —');

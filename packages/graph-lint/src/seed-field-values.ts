@@ -24,8 +24,14 @@ export function* seedFieldValues(graph: Graph, accept: (field: FieldNode) => boo
     if (seed.invalid) continue;
     const object = graph.objects.get(seed.object);
     if (!object || object.invalid) continue;
-    for (const [record, rec] of seed.def.records.entries()) {
-      for (const [key, raw] of Object.entries(rec)) {
+    // Indexed loops: this walk visits every seeded value, twice per verify (cold code, mostly).
+    const records = seed.def.records;
+    for (let record = 0; record < records.length; record++) {
+      const rec = records[record]!;
+      const keys = Object.keys(rec);
+      for (let k = 0; k < keys.length; k++) {
+        const key = keys[k]!;
+        const raw = rec[key];
         if (raw === null || raw === undefined || isCel(raw)) continue;
         const field = resolveField(object, key);
         if (!field || field.invalid || !accept(field)) continue;
@@ -33,7 +39,8 @@ export function* seedFieldValues(graph: Graph, accept: (field: FieldNode) => boo
           yield { seed, object, field, record, key, value: raw, path: () => pointer('records', record, key) };
           continue;
         }
-        for (const [j, value] of raw.entries()) {
+        for (let j = 0; j < raw.length; j++) {
+          const value: unknown = raw[j];
           if (value === null || value === undefined || isCel(value)) continue;
           yield { seed, object, field, record, key, value, path: () => pointer('records', record, key, j) };
         }

@@ -159,6 +159,50 @@ export function findUnstorable(value: unknown): { path: string; what: string; fi
   return undefined;
 }
 
+const FINE = 0;
+const UNSTORABLE = 1;
+const TOO_DEEP = 2;
+
+/**
+ * One pass over a body for what {@link jsonDepth} and {@link findUnstorable} look for: TOO_DEEP as
+ * soon as a container is deeper than MAX_DEPTH (the walk stops there, so recursion is bounded),
+ * else UNSTORABLE when some value would be (findUnstorable then says which, as it always did),
+ * else FINE. Allocates nothing per value.
+ */
+function screen(v: object, depth: number): number {
+  if (depth > MAX_DEPTH) return TOO_DEEP;
+  let found = FINE;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const child: unknown = v[i];
+      if (typeof child === 'object' && child !== null) {
+        const r = screen(child, depth + 1);
+        if (r === TOO_DEEP) return r;
+        found |= r;
+      } else if (unstorableLeaf(child)) found = UNSTORABLE;
+    }
+    return found;
+  }
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    if (k === '__proto__' || k.includes('\u0000')) found = UNSTORABLE;
+    const child: unknown = (v as Record<string, unknown>)[k];
+    if (typeof child === 'object' && child !== null) {
+      const r = screen(child, depth + 1);
+      if (r === TOO_DEEP) return r;
+      found |= r;
+    } else if (unstorableLeaf(child)) found = UNSTORABLE;
+  }
+  return found;
+}
+
+const unstorableLeaf = (v: unknown): boolean => (typeof v === 'string' ? v.includes('\u0000') : typeof v === 'number' && !Number.isFinite(v));
+
+/** What {@link ArtifactCollector.add} screens a body for: 2 nested too deep, 1 holds an unstorable value, 0 neither. */
+export function screenBody(body: unknown): number {
+  return typeof body === 'object' && body !== null ? screen(body, 1) : unstorableLeaf(body) ? UNSTORABLE : FINE;
+}
+
 /** Options for collecting artifacts. */
 export interface CollectOptions {
   readonly file?: string | undefined;
@@ -177,7 +221,9 @@ export class ArtifactCollector {
 
   /** Adds one artifact body found at `source`; `fallbackName` names it when its body does not. */
   add(type: ArtifactType, body: unknown, source: ArtifactSource, fallbackName: string): void {
-    if (jsonDepth(body) > MAX_DEPTH) {
+    // jsonDepth and findUnstorable in one pass; findUnstorable runs again only to name what it found.
+    const screened = screenBody(body);
+    if (screened === TOO_DEEP) {
       this.problem(
         'invalid_artifact',
         type,
@@ -191,7 +237,7 @@ export class ArtifactCollector {
       if (type !== 'view') this.push({ type, name, body: {}, source, draft: this.draft, refused: true });
       return;
     }
-    const unstorable = findUnstorable(body);
+    const unstorable = screened === UNSTORABLE ? findUnstorable(body) : undefined;
     if (unstorable !== undefined) {
       const name = nameOf(type, body)?.replaceAll('\u0000', '\\0') ?? fallbackName;
       this.problems.push({

@@ -1,6 +1,7 @@
 import { findNodeAtOffset, getNodeValue, parseTree, visit } from 'jsonc-parser';
 import type { ArtifactSet, LoadProblem, RawArtifact, SourceNotice } from './artifact.ts';
 import { collectStack } from './collect-artifacts.ts';
+import { countKeys, scanJson } from './input-bounds.ts';
 
 /** Where a key sits in JSON text: 1-based line and column, and its offset. */
 export interface KeyPosition {
@@ -86,6 +87,23 @@ export function findDuplicateKeys(text: string): DuplicateKey[] {
   return out;
 }
 
+/**
+ * False when no object of `text` can repeat a key: the members its text writes (the scan's count)
+ * are as many as the own keys of its parse, which keeps one value per key. A cheap test (a scan and
+ * a walk) in front of {@link findDuplicateKeys}, whose tokenizer costs several parses. `parsed`:
+ * the text's parse and scanned member count, when the caller has them. Text that is not JSON may.
+ */
+function mayRepeatKeys(text: string, parsed: { readonly doc: unknown; readonly keys: number } | undefined): boolean {
+  if (parsed) return countKeys(parsed.doc) !== parsed.keys;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return true;
+  }
+  return countKeys(doc) !== scanJson(text).keys;
+}
+
 /** Whether `pointer` is `prefix` or inside it, segment by segment. */
 const within = (pointer: string, prefix: string): boolean => pointer === prefix || pointer.startsWith(`${prefix}/`);
 
@@ -95,7 +113,14 @@ const within = (pointer: string, prefix: string): boolean => pointer === prefix 
  * dropped). A repeated stack key (two `"objects"`) drops every artifact of the first: each is an
  * `invalid_artifact` naming it; a repeated key that dropped no artifact is a notice.
  */
-export function withDuplicateKeys(set: ArtifactSet, text: string, file: string | undefined, draft: boolean): ArtifactSet {
+export function withDuplicateKeys(
+  set: ArtifactSet,
+  text: string,
+  file: string | undefined,
+  draft: boolean,
+  parsed?: { readonly doc: unknown; readonly keys: number },
+): ArtifactSet {
+  if (!mayRepeatKeys(text, parsed)) return set;
   const dups = findDuplicateKeys(text);
   if (dups.length === 0) return set;
   const mine = set.artifacts.filter((a) => a.source.file === file);

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INPUT_LIMITS, scanJson } from './input-bounds.ts';
+import { countKeys, INPUT_LIMITS, scanJson } from './input-bounds.ts';
 import { readSource, SourceError } from './read-source.ts';
 
 let dir: string;
@@ -23,10 +23,26 @@ const file = async (name: string, text: string): Promise<string> => {
 const many = (n: number, item: string): string => Array.from({ length: n }, () => item).join(',');
 
 describe('scanJson', () => {
-  it('counts containers and top-level items without parsing, strings with brackets and escapes included', () => {
-    expect(scanJson('{"objects":[{},{"a":"x]},\\"["}],"views":[1,"s",[2]]}')).toEqual({ containers: 6, listItems: 0, stackItems: 5 });
-    expect(scanJson('[{}, {}, []]')).toEqual({ containers: 4, listItems: 3, stackItems: 0 });
-    expect(scanJson('{"objects":[]}')).toEqual({ containers: 2, listItems: 0, stackItems: 0 });
+  it('counts containers, members and top-level items without parsing, strings with brackets and escapes included', () => {
+    expect(scanJson('{"objects":[{},{"a":"x]},\\"["}],"views":[1,"s",[2]]}')).toEqual({ containers: 6, listItems: 0, stackItems: 5, keys: 3 });
+    expect(scanJson('[{}, {}, []]')).toEqual({ containers: 4, listItems: 3, stackItems: 0, keys: 0 });
+    expect(scanJson('{"objects":[]}')).toEqual({ containers: 2, listItems: 0, stackItems: 0, keys: 1 });
+    // A quote after an even run of backslashes closes the string; after an odd run it is escaped.
+    expect(scanJson('{"a\\\\":"b\\":[{",  "c" : {"d:":[]}}')).toEqual({ containers: 3, listItems: 0, stackItems: 0, keys: 3 });
+    expect(scanJson('["x\\\\\\"]", {"y":1}]')).toEqual({ containers: 2, listItems: 2, stackItems: 0, keys: 1 });
+  });
+
+  it('counts as many members as the parse keeps own keys exactly when no object repeats a key', () => {
+    const texts = ['{"a":1,"b":{"c":[{"d":2},{"d":3}]}}', '{"__proto__":{"x":1},"y":[]}', '{"a:b":"c:d","e":{}}', '[1,{"k":"v"}]', '"s"', '{}'];
+    for (const t of texts) expect(countKeys(JSON.parse(t)), t).toBe(scanJson(t).keys);
+    const repeated = ['{"a":1,"a":2}', '{"x":{"b":1,"c":2,"b":3}}', '[{"k":1},{"k":2,"k":3}]', '{"__proto__":1,"__proto__":2}'];
+    for (const t of repeated) expect(countKeys(JSON.parse(t)), t).toBeLessThan(scanJson(t).keys);
+  });
+
+  it('counts keys of a value nested deeper than the call stack reaches', () => {
+    const deep = `${'{"a":['.repeat(100_000)}${']}'.repeat(100_000)}`;
+    expect(countKeys(JSON.parse(deep))).toBe(100_000);
+    expect(scanJson(deep).keys).toBe(100_000);
   });
 });
 

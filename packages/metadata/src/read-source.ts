@@ -64,7 +64,8 @@ export async function readSource(path: string, options: ReadSourceOptions = {}):
 
 function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
   // Counted before parsing: a parse of a hostile file is where the memory would go.
-  const shape = shapeProblem(scanJson(text), true);
+  const scanned = scanJson(text);
+  const shape = shapeProblem(scanned, true);
   if (shape) throw new SourceError(`${file} ${shape}`);
   let doc: unknown;
   try {
@@ -72,7 +73,7 @@ function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
   } catch {
     throw new SourceError(`${file} is not valid JSON: ${describeJsonSyntaxError(text)}`);
   }
-  return withDuplicateKeys(bounded(file, collectStack(doc, { file, draft })), text, file, draft);
+  return withDuplicateKeys(bounded(file, collectStack(doc, { file, draft })), text, file, draft, { doc, keys: scanned.keys });
 }
 
 /** The set, or a SourceError when it is past a limit of {@link INPUT_LIMITS}. */
@@ -149,7 +150,7 @@ async function readFolder(
       const shape = scanJson(text);
       items += Math.max(1, shape.listItems);
       containers += shape.containers;
-      const problem = shapeProblem({ containers, listItems: 0, stackItems: items }, true);
+      const problem = shapeProblem({ containers, listItems: 0, stackItems: items, keys: 0 }, true);
       if (problem) throw new SourceError(`${label} ${problem}`);
       files.push({ path: relative(root, full).split('\\').join('/'), text });
     }

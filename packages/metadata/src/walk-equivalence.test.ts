@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findUnstorable, jsonDepth } from './collect-artifacts.ts';
+import { findUnstorable, jsonDepth, MAX_DEPTH, screenBody } from './collect-artifacts.ts';
 import { pointer } from './json-pointer.ts';
 
 // The walks as first written (one allocation per value): the allocation-free ones must answer the same.
@@ -62,8 +62,20 @@ describe('jsonDepth and findUnstorable answer as the reference walks do', () => 
       fc.property(value, (v) => {
         expect(jsonDepth(v, 1000)).toBe(referenceDepth(v));
         expect(findUnstorable(v)).toEqual(referenceUnstorable(v));
+        // The collector's one-pass screen says what the two walks say, depth first.
+        expect(screenBody(v)).toBe(referenceDepth(v) > MAX_DEPTH ? 2 : referenceUnstorable(v) ? 1 : 0);
       }),
       { seed: 20261201, numRuns: 2000 },
     );
+  });
+
+  it('screens a body nested past MAX_DEPTH as too deep, whatever else it holds', () => {
+    let deep: unknown = { x: 'a\u0000' };
+    for (let i = 0; i < MAX_DEPTH; i++) deep = [deep];
+    expect(screenBody(deep)).toBe(2);
+    expect(screenBody((deep as unknown[])[0])).toBe(1);
+    expect(screenBody(JSON.parse('{"__proto__": 1}'))).toBe(1);
+    expect(screenBody(Number.POSITIVE_INFINITY)).toBe(1);
+    expect(screenBody({ a: [1, 'b', { c: null }] })).toBe(0);
   });
 });
