@@ -1,46 +1,10 @@
-import { findDuplicateKeys } from '@bvl/metadata';
+import { countKeys, findDuplicateKeys, scanJson } from '@bvl/metadata';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.ts';
 import { ApiError } from './to-error-response.ts';
 
 /** A JSON pointer as the dotted path the API's problem lists use (`/a/0` → `body.a.0`). */
 const dotted = (pointer: string) => ['body', ...pointer.slice(1).split('/')].map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
-
-/** Members of the objects in JSON text: the colons outside strings (valid JSON has no other). One tight pass. */
-export function countMembers(text: string): number {
-  let n = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 58) n++;
-  }
-  return n;
-}
-
-/** Keys of the objects in a parsed JSON value (JSON.parse keeps one per distinct key of an object). */
-export function countKeys(value: unknown): number {
-  let n = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) if (typeof v[i] === 'object' && v[i] !== null) stack.push(v[i]);
-      continue;
-    }
-    const keys = Object.keys(v);
-    n += keys.length;
-    for (let i = 0; i < keys.length; i++) {
-      const child = (v as Record<string, unknown>)[keys[i]!];
-      if (typeof child === 'object' && child !== null) stack.push(child);
-    }
-  }
-  return n;
-}
 
 /**
  * Refuses a JSON body that holds a key twice in one object: JSON.parse keeps the last value and
@@ -66,7 +30,7 @@ export const refuseDuplicateKeys: MiddlewareHandler<AppEnv> = async (c, next) =>
     if (valid) {
       // The validator's c.req.json() gets this value instead of parsing the text again.
       c.req.json = <T>() => Promise.resolve(parsed as T);
-      if (countMembers(text) !== countKeys(parsed)) {
+      if (scanJson(text).keys !== countKeys(parsed)) {
         const dups = findDuplicateKeys(text);
         if (dups.length > 0)
           throw new ApiError(

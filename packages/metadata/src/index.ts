@@ -50,7 +50,7 @@ export {
   type ViewNode,
   type WidgetNode,
 } from './graph.ts';
-export { INPUT_LIMITS, type JsonShape, scanJson } from './input-bounds.ts';
+export { countKeys, INPUT_LIMITS, type JsonShape, scanJson } from './input-bounds.ts';
 export { childPointer, pointer } from './json-pointer.ts';
 export { type DocumentPlace, documentOf, type LocatedNotice, locateIssues, locateNotices, rebasePatch } from './locate-issues.ts';
 export { NAV_ITEM_TYPES } from './nav-type-notices.ts';

@@ -118,10 +118,11 @@ export function countKeys(value: unknown): number {
       }
       continue;
     }
-    for (const k in v) {
-      if (!Object.hasOwn(v, k)) continue;
-      n++;
-      const child: unknown = (v as Record<string, unknown>)[k];
+    // Object.keys, not for…in: a record of 100,000 fields enumerates several times faster.
+    const keys = Object.keys(v);
+    n += keys.length;
+    for (let i = 0; i < keys.length; i++) {
+      const child: unknown = (v as Record<string, unknown>)[keys[i]!];
       if (typeof child === 'object' && child !== null) open.push(child);
     }
   }
