@@ -5,11 +5,12 @@ import { sql } from 'kysely';
 import type { PlatformContext } from './database.ts';
 import { describeDbError, sqlState } from './describe-db-error.ts';
 import { cancelledBy, PublishCancelled, watchAbort } from './run-cancel.ts';
-import { describeSessions, LockTimeoutError, withPackageLock } from './run-package-lock.ts';
+import { describeSessions, LockTimeoutError, takeAdvisoryLock, tenantLockKey, withPackageLock } from './run-package-lock.ts';
 import { type Promotion, PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, promote, Refusal } from './run-promote.ts';
 import { interruptedIssue, recordSeedReport, resumedIssue } from './run-publish-log.ts';
 import type { RetiredItem } from './run-retire.ts';
 import { applySeeds, type SeedApplied } from './run-seeds.ts';
+import { adoptStaged, DDL_LOCK_BUDGET, dropStaged, needsStaging, type Staged, stagePublish } from './run-stage.ts';
 import { ensureTenant, ForeignSchemaError } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
 
@@ -127,7 +128,25 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   }
   let promotion: Promotion;
   let logId: number | undefined;
+  const budget = options.lockBudget ?? DDL_LOCK_BUDGET;
+  // A large publish builds its new tables ahead, under the tenant's lock held on this connection
+  // until its switch commits (see stagePublish); so does one cleaning up what a killed one left.
+  let staging = false;
+  let staged: Staged = { steps: 0, batches: 0 };
   try {
+    if (await needsStaging(ctx.db, scope, budget)) {
+      const wait = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
+      await takeAdvisoryLock(ctx.db, tenantLockKey(scope.tenant), `tenant "${scope.tenant}"`, { xact: false, ...wait });
+      staging = true;
+      await dropStaged(ctx.db, schema, scope.tenant, budget);
+      staged = await stagePublish(ctx, scope, {
+        budget,
+        signal: options.signal,
+        afterDdlStep: options.afterDdlStep,
+        lockWaitMs: options.ddlLockWaitMs ?? PUBLISH_LOCK_TIMEOUT_MS,
+      });
+      options.onStaged?.(staged);
+    }
     promotion = await ctx.db.transaction().execute(async (trx) => {
       // The pool the pinned connection came from cancels a statement on it (PostgreSQL).
       const watch = await watchAbort(trx, ctx.engine === 'postgres' ? ctx.pool : undefined, options.signal);
@@ -164,6 +183,8 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
             .returning('id')
             .executeTakeFirstOrThrow();
           logId = Number(log.id);
+          // What was built ahead becomes the tenant's with this commit.
+          if (staging) await adoptStaged(trx, scope, new Set(p.graph.objects.keys()));
           if (options.beforeCommit) await options.beforeCommit(trx).catch((e: unknown) => Promise.reject(new Vetoed(e)));
         }
         watch.check();
@@ -187,6 +208,12 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
     // A table of the tenant stayed locked by a reader past the DDL's lock timeout: say who.
     if (sqlState(e) === '55P03') error += `; ${await tableLockHolders(ctx, schema, options.ddlLockWaitMs ?? PUBLISH_LOCK_TIMEOUT_MS)}`;
     return { outcome: 'failed', schema, error, cause: e };
+  } finally {
+    // What was built ahead and not adopted goes (all of it when the publish failed), then the tenant is free.
+    if (staging) {
+      await dropStaged(ctx.db, schema, scope.tenant, budget, scope.package).catch(() => {});
+      await sql`select pg_advisory_unlock(hashtextextended(${tenantLockKey(scope.tenant)}, 0))`.execute(ctx.db).catch(() => {});
+    }
   }
   if (promotion.kind === 'nothing') return { outcome: 'nothing_to_publish', schema };
   const graph = promotion.graph;
@@ -216,7 +243,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
     outcome: 'published',
     schema,
     published: promotion.published,
-    ddlSteps: promotion.steps,
+    ddlSteps: promotion.steps + staged.steps,
     graph,
     seedApplied,
     issues: sortIssues(issues),
