@@ -1,7 +1,7 @@
 import { verify } from '@bvl/verify';
 import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
-import { type ExistingSchema, type SchemaStep, diffSchema } from './diff-schema.ts';
+import { diffSchema, type ExistingSchema, type SchemaStep } from './diff-schema.ts';
 import { overlayOf } from './overlay-of.ts';
 import { planTables, type TablePlan } from './plan-tables.ts';
 import { watchAbort } from './run-cancel.ts';
@@ -133,7 +133,11 @@ export async function stagePublish(
   const steps = stageableSteps(plan.tables, existing);
   if (steps.length === 0) return none;
   const intents = intentsOf(scope, steps, existing);
-  for (let i = 0; i < intents.length; i += 1000) await ctx.db.insertInto('bvl.publish_staging').values(intents.slice(i, i + 1000)).execute();
+  for (let i = 0; i < intents.length; i += 1000)
+    await ctx.db
+      .insertInto('bvl.publish_staging')
+      .values(intents.slice(i, i + 1000))
+      .execute();
   let batches = 0;
   let done = 0;
   for (const batch of inBatches(steps, options.budget)) {
@@ -228,15 +232,16 @@ export async function dropStaged(db: Kysely<BvlDatabase>, schema: string, tenant
         const t = sql.id(schema, r.table_name);
         if (r.kind === 'table') await sql`drop table if exists ${t} cascade`.execute(trx);
         else if (r.kind === 'column' && r.member !== null) {
-          const exists = await sql`select 1 from pg_catalog.pg_namespace n join pg_catalog.pg_class c on c.relnamespace = n.oid where n.nspname = ${schema} and c.relname = ${r.table_name}`.execute(trx);
+          const exists =
+            await sql`select 1 from pg_catalog.pg_namespace n join pg_catalog.pg_class c on c.relnamespace = n.oid where n.nspname = ${schema} and c.relname = ${r.table_name}`.execute(
+              trx,
+            );
           if (exists.rows.length > 0) await sql`alter table ${t} drop column if exists ${sql.id(r.member)} cascade`.execute(trx);
         } else if (r.kind === 'index' && r.member !== null) await sql`drop index if exists ${sql.id(schema, r.member)}`.execute(trx);
       }
       await trx
         .deleteFrom('bvl.publish_staging')
-        .where(
-          sql<boolean>`id = any(${batch.map((r) => Number(r.id))}::bigint[])`,
-        )
+        .where(sql<boolean>`id = any(${batch.map((r) => Number(r.id))}::bigint[])`)
         .execute();
     });
   }
