@@ -79,6 +79,9 @@ const v2 = {
   data: [{ object: 'deal', externalId: 'name', records: [{ name: 'D', acct: 'A' }] }],
 };
 
+/** The generated package of `objects` objects (about 7 artifacts each: views, a dataset, a dashboard, a seed of 5 records). */
+const generated = (objects: number) => generateStack(Math.round(objects * 7.01));
+
 /** Publishes v1 then v2 into a new tenant with the budget given; returns the tenant. */
 async function publishBoth(lockBudget: number | undefined): Promise<{ tenant: string; batches: number[] }> {
   const scope = { tenant: made.next('st'), package: 'app' };
@@ -136,6 +139,32 @@ describe(`a publish over its lock budget (${ENGINE})`, () => {
     expect(await listDrafts(platform, scope)).toEqual(draftsBefore);
     expect(await stagingRows(scope.tenant)).toBe(0);
     expect((await publishPackage(platform, scope, { lockBudget: 20 })).outcome).toBe('published');
+    expect(await stagingRows(scope.tenant)).toBe(0);
+  });
+
+  it('a crash in the switch, after everything was built ahead, rolls the switch back and drops what was built', async () => {
+    const scope = { tenant: made.next('st'), package: 'app' };
+    await stageDrafts(platform, scope, stack(v1));
+    expect((await publishPackage(platform, scope)).outcome).toBe('published');
+    const schemaBefore = await readExistingSchema(platform.db, tenantSchema(scope.tenant));
+    const metaBefore = await activeRows(scope.tenant);
+    await stageDrafts(platform, scope, stack(v2));
+    let built = -1;
+    const kinds: string[] = [];
+    const crashed = await publishPackage(platform, scope, {
+      lockBudget: 20,
+      onStaged: (s) => (built = s.steps),
+      afterDdlStep: (i, step) => {
+        kinds.push(`${i}:${step.kind}`);
+        // The first step of the switch: the type change of acct.size, numbered on from those built ahead.
+        if (i === built) throw new Error('injected crash in the switch');
+      },
+    });
+    expect(built).toBeGreaterThan(5);
+    expect(kinds.at(-1)).toBe(`${built}:alter_column_type`);
+    expect(crashed).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/rolled back.*injected crash in the switch/) });
+    expect(await readExistingSchema(platform.db, tenantSchema(scope.tenant))).toEqual(schemaBefore);
+    expect(await activeRows(scope.tenant)).toEqual(metaBefore);
     expect(await stagingRows(scope.tenant)).toBe(0);
   });
 
@@ -203,8 +232,38 @@ describe(`a publish over its lock budget (${ENGINE})`, () => {
   });
 });
 
-/** The generated package of `objects` objects (about 7 artifacts each: views, a dataset, a dashboard, a seed of 5 records). */
-const generated = (objects: number) => generateStack(Math.round(objects * 7.01));
+describe(`the switch's locks (${ENGINE})`, () => {
+  // What the publish transaction holds just before its commit (pg_locks, this backend): with the
+  // tables built ahead, the metadata's locks and none per table; in one transaction, about 8 per table.
+  const locksAtCommit = async (lockBudget: number): Promise<{ locks: number; relations: number }> => {
+    const scope = { tenant: made.next('lk'), package: 'app' };
+    await stageDrafts(platform, scope, collectStack(generated(60), { draft: true }));
+    let held = { locks: 0, relations: 0 };
+    const r = await publishPackage(platform, scope, {
+      lockBudget,
+      beforeCommit: async (trx) => {
+        const row = (
+          await sql<{ locks: number; relations: number }>`select count(*)::int as locks,
+            count(*) filter (where l.locktype = 'relation' and n.nspname = ${tenantSchema(scope.tenant)})::int as relations
+            from pg_catalog.pg_locks l left join pg_catalog.pg_class c on c.oid = l.relation left join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+            where l.pid = pg_backend_pid()`.execute(trx)
+        ).rows[0]!;
+        held = row;
+      },
+    });
+    expect(r.outcome).toBe('published');
+    return held;
+  };
+
+  it('60 new tables built ahead: the switch holds no lock on a tenant table and fewer locks than the tables; one transaction holds about 8 per table', async () => {
+    const whole = await locksAtCommit(1_000_000);
+    const staged = await locksAtCommit(100);
+    console.log(`switch locks: one transaction ${JSON.stringify(whole)}, built ahead ${JSON.stringify(staged)}`);
+    expect(whole.locks).toBeGreaterThan(60 * 6);
+    expect(staged.relations).toBe(0);
+    expect(staged.locks).toBeLessThan(60);
+  });
+});
 
 describe.runIf(ENGINE === 'postgres')('a large publish on PostgreSQL', () => {
   let dir: string;

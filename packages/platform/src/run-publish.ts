@@ -151,7 +151,16 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
       // The pool the pinned connection came from cancels a statement on it (PostgreSQL).
       const watch = await watchAbort(trx, ctx.engine === 'postgres' ? ctx.pool : undefined, options.signal);
       try {
-        const p = await promote(trx, ctx.now(), scope, options, watch.check);
+        // The switch's DDL steps are numbered on from those built ahead.
+        const after = options.afterDdlStep;
+        const offset = staged.steps;
+        const p = await promote(
+          trx,
+          ctx.now(),
+          scope,
+          after && offset > 0 ? { ...options, afterDdlStep: (i, step) => after(offset + i, step) } : options,
+          watch.check,
+        );
         if (p.kind === 'done') {
           // Who runs it (PostgreSQL): the backend of this pinned connection, which lives as long as
           // the process does, so a reader in another process can tell a publish still running from
