@@ -25,7 +25,7 @@ interface Line {
 }
 
 function run(objects: number, databaseUrl: string | undefined): Line | string {
-  const env = { ...process.env, BVL_OBJECTS: String(objects) };
+  const env: NodeJS.ProcessEnv = { ...process.env, BVL_OBJECTS: String(objects) };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
   const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./publish-size-child.ts', import.meta.url).pathname], {
