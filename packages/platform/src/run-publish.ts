@@ -99,6 +99,15 @@ class Vetoed {
  * without drafts, and says so (`resumed`, a `seeds_resumed` warning). So does one after a database
  * failure stopped the seeds.
  *
+ * Size (issue 21): a publish whose draft objects would take more table locks than one transaction
+ * may (`lockBudget`, default DDL_LOCK_BUDGET; PostgreSQL's lock table holds 6,400 at its defaults)
+ * first builds ahead what cannot change the published state — new tables, nullable columns, indexes
+ * that refuse no write — in transactions under that budget, holding the tenant's lock on this
+ * connection until its switch commits (see stagePublish). The transaction above then runs as
+ * always, on the tables as they now are: its DDL and republish check cover only what changes
+ * existing tables, and its commit adopts what was built. A failure, refusal or cancel drops what
+ * was built; what a killed publish built is dropped by the tenant's next publish. `ddlSteps` counts both.
+ *
  * `signal` cancels the publish until its commit (the caller's time bound): `failed`, `cancelled`,
  * nothing published. `beforeCommit` is a last check inside the transaction.
  */
