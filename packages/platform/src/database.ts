@@ -48,6 +48,23 @@ export interface PublishLogTable {
   published_at: ColumnType<Date, string, never>;
 }
 
+/**
+ * `bvl.publish_staging`: what a large publish built ahead of its switch (a table, a column or an
+ * index of the tenant's schema), written before it is built and deleted by the switch that adopts
+ * it. A row left over belongs to a publish that failed or was killed: its object is dropped by
+ * the next publish of the tenant (see run-stage.ts).
+ */
+export interface PublishStagingTable {
+  id: Generated<number>;
+  tenant_id: string;
+  package: string;
+  kind: 'table' | 'column' | 'index';
+  table_name: string;
+  /** The column (kind `column`) or index (kind `index`); null for a table. */
+  member: string | null;
+  created_at: ColumnType<Date, string | undefined, never>;
+}
+
 /** `bvl.probe_results`: the L3 result of one publish. */
 export interface ProbeResultsTable {
   publish_id: number;
@@ -251,6 +268,7 @@ export interface BvlDatabase {
   'bvl.ai_eval_batches': AiEvalBatchesTable;
   'bvl.ai_eval_runs': AiEvalRunsTable;
   'bvl.tenant_policies': TenantPoliciesTable;
+  'bvl.publish_staging': PublishStagingTable;
 }
 
 /** Which engine is behind the dialect; only messages and docs differ. */

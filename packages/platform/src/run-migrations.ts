@@ -314,6 +314,24 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  '0009_publish_staging': {
+    async up(db: Kysely<unknown>) {
+      // What a large publish builds ahead of its switch (issue 21): left-over rows are a failed or
+      // killed publish's, and the next publish of the tenant drops what they name.
+      await db.schema
+        .withSchema('bvl')
+        .createTable('publish_staging')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('package', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('table', 'column', 'index')`))
+        .addColumn('table_name', 'text', (c) => c.notNull())
+        .addColumn('member', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema.withSchema('bvl').createIndex('publish_staging_by_tenant').on('publish_staging').columns(['tenant_id', 'package']).execute();
+    },
+  },
 };
 
 /** The `bvl.try_*(text)` parsers migration 0004 creates, and the type each returns (null when the text is not one). */

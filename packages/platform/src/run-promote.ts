@@ -68,6 +68,13 @@ export interface PublishOptions {
    * `accepted` (the publish can be followed by its id) instead of cancelling it.
    */
   readonly onCommitting?: (publishId: number) => void;
+  /**
+   * Locks one transaction of the publish may take for DDL (default DDL_LOCK_BUDGET): a publish
+   * whose tables need more builds them ahead in transactions of at most this many (see stagePublish).
+   */
+  readonly lockBudget?: number;
+  /** Told when a publish built tables ahead of its switch (how many steps, in how many transactions). */
+  readonly onStaged?: (staged: { readonly steps: number; readonly batches: number }) => void;
 }
 
 /** Where {@link PublishOptions.interleave} is called: `gated` once the draft set is read and verified, `promoted` once it is inserted as active (before the drafts are removed). */

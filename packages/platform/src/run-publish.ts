@@ -5,11 +5,12 @@ import { sql } from 'kysely';
 import type { PlatformContext } from './database.ts';
 import { describeDbError, sqlState } from './describe-db-error.ts';
 import { cancelledBy, PublishCancelled, watchAbort } from './run-cancel.ts';
-import { describeSessions, LockTimeoutError, withPackageLock } from './run-package-lock.ts';
+import { describeSessions, LockTimeoutError, takeAdvisoryLock, tenantLockKey, withPackageLock } from './run-package-lock.ts';
 import { type Promotion, PUBLISH_LOCK_TIMEOUT_MS, type PublishedItem, type PublishOptions, promote, Refusal } from './run-promote.ts';
 import { interruptedIssue, recordSeedReport, resumedIssue } from './run-publish-log.ts';
 import type { RetiredItem } from './run-retire.ts';
 import { applySeeds, type SeedApplied } from './run-seeds.ts';
+import { adoptStaged, DDL_LOCK_BUDGET, dropStaged, needsStaging, type Staged, stagePublish } from './run-stage.ts';
 import { ensureTenant, ForeignSchemaError } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
 
@@ -98,6 +99,15 @@ class Vetoed {
  * without drafts, and says so (`resumed`, a `seeds_resumed` warning). So does one after a database
  * failure stopped the seeds.
  *
+ * Size (issue 21): a publish whose draft objects would take more table locks than one transaction
+ * may (`lockBudget`, default DDL_LOCK_BUDGET; PostgreSQL's lock table holds 6,400 at its defaults)
+ * first builds ahead what cannot change the published state — new tables, nullable columns, indexes
+ * that refuse no write — in transactions under that budget, holding the tenant's lock on this
+ * connection until its switch commits (see stagePublish). The transaction above then runs as
+ * always, on the tables as they now are: its DDL and republish check cover only what changes
+ * existing tables, and its commit adopts what was built. A failure, refusal or cancel drops what
+ * was built; what a killed publish built is dropped by the tenant's next publish. `ddlSteps` counts both.
+ *
  * `signal` cancels the publish until its commit (the caller's time bound): `failed`, `cancelled`,
  * nothing published. `beforeCommit` is a last check inside the transaction.
  */
@@ -127,12 +137,39 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   }
   let promotion: Promotion;
   let logId: number | undefined;
+  const budget = options.lockBudget ?? DDL_LOCK_BUDGET;
+  // A large publish builds its new tables ahead, under the tenant's lock held on this connection
+  // until its switch commits (see stagePublish); so does one cleaning up what a killed one left.
+  let staging = false;
+  let staged: Staged = { steps: 0, batches: 0 };
   try {
+    if (await needsStaging(ctx.db, scope, budget)) {
+      const wait = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
+      await takeAdvisoryLock(ctx.db, tenantLockKey(scope.tenant), `tenant "${scope.tenant}"`, { xact: false, ...wait });
+      staging = true;
+      await dropStaged(ctx.db, schema, scope.tenant, budget);
+      staged = await stagePublish(ctx, scope, {
+        budget,
+        signal: options.signal,
+        afterDdlStep: options.afterDdlStep,
+        lockWaitMs: options.ddlLockWaitMs ?? PUBLISH_LOCK_TIMEOUT_MS,
+      });
+      options.onStaged?.(staged);
+    }
     promotion = await ctx.db.transaction().execute(async (trx) => {
       // The pool the pinned connection came from cancels a statement on it (PostgreSQL).
       const watch = await watchAbort(trx, ctx.engine === 'postgres' ? ctx.pool : undefined, options.signal);
       try {
-        const p = await promote(trx, ctx.now(), scope, options, watch.check);
+        // The switch's DDL steps are numbered on from those built ahead.
+        const after = options.afterDdlStep;
+        const offset = staged.steps;
+        const p = await promote(
+          trx,
+          ctx.now(),
+          scope,
+          after && offset > 0 ? { ...options, afterDdlStep: (i, step) => after(offset + i, step) } : options,
+          watch.check,
+        );
         if (p.kind === 'done') {
           // Who runs it (PostgreSQL): the backend of this pinned connection, which lives as long as
           // the process does, so a reader in another process can tell a publish still running from
@@ -164,6 +201,8 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
             .returning('id')
             .executeTakeFirstOrThrow();
           logId = Number(log.id);
+          // What was built ahead becomes the tenant's with this commit.
+          if (staging) await adoptStaged(trx, scope, new Set(p.graph.objects.keys()));
           if (options.beforeCommit) await options.beforeCommit(trx).catch((e: unknown) => Promise.reject(new Vetoed(e)));
         }
         watch.check();
@@ -187,6 +226,12 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
     // A table of the tenant stayed locked by a reader past the DDL's lock timeout: say who.
     if (sqlState(e) === '55P03') error += `; ${await tableLockHolders(ctx, schema, options.ddlLockWaitMs ?? PUBLISH_LOCK_TIMEOUT_MS)}`;
     return { outcome: 'failed', schema, error, cause: e };
+  } finally {
+    // What was built ahead and not adopted goes (all of it when the publish failed), then the tenant is free.
+    if (staging) {
+      await dropStaged(ctx.db, schema, scope.tenant, budget, scope.package).catch(() => {});
+      await sql`select pg_advisory_unlock(hashtextextended(${tenantLockKey(scope.tenant)}, 0))`.execute(ctx.db).catch(() => {});
+    }
   }
   if (promotion.kind === 'nothing') return { outcome: 'nothing_to_publish', schema };
   const graph = promotion.graph;
@@ -216,7 +261,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
     outcome: 'published',
     schema,
     published: promotion.published,
-    ddlSteps: promotion.steps,
+    ddlSteps: promotion.steps + staged.steps,
     graph,
     seedApplied,
     issues: sortIssues(issues),

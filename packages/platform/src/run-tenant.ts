@@ -4,6 +4,9 @@ import { tenantSchema } from './identifier.ts';
 import { ddlLiteral } from './run-ddl.ts';
 import { checkScope } from './scope.ts';
 
+/** Tables dropTenant drops per transaction (each takes about 8 locks: see DDL_LOCK_BUDGET). */
+const DROP_TABLES_PER_TRANSACTION = 150;
+
 /** The comment bvl puts on a tenant schema it creates: only a schema carrying it is altered (or dropped) by bvl. */
 export const tenantSchemaMark = (tenant: string): string => `bvl:tenant:${tenant}`;
 
@@ -85,7 +88,21 @@ export async function ensureTenant(ctx: PlatformContext, scope: { readonly tenan
 export async function dropTenant(ctx: PlatformContext, tenant: string): Promise<void> {
   checkScope({ tenant });
   const schema = tenantSchema(tenant);
-  if ((await schemaComment(ctx.db, schema)) === tenantSchemaMark(tenant)) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(ctx.db);
+  if ((await schemaComment(ctx.db, schema)) === tenantSchemaMark(tenant)) {
+    // A few hundred tables per transaction: one `drop schema … cascade` of thousands of tables takes
+    // a lock per table, index and TOAST table at once and runs out of PostgreSQL's lock table (issue 21).
+    for (;;) {
+      const tables = await sql<{ name: string }>`
+        select c.relname as name from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ${schema} and c.relkind in ('r', 'p') limit ${DROP_TABLES_PER_TRANSACTION}`.execute(ctx.db);
+      if (tables.rows.length === 0) break;
+      await ctx.db.transaction().execute(async (trx) => {
+        for (const t of tables.rows) await sql`drop table if exists ${sql.id(schema, t.name)} cascade`.execute(trx);
+      });
+    }
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(ctx.db);
+  }
+  await ctx.db.deleteFrom('bvl.publish_staging').where('tenant_id', '=', tenant).execute();
   // Packages, metadata items and the publish log go with the tenant row (ON DELETE CASCADE).
   await ctx.db.deleteFrom('bvl.tenants').where('id', '=', tenant).execute();
 }
