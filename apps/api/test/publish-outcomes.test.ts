@@ -116,9 +116,16 @@ describe('a publish past its request bound, before it commits', () => {
     const log = await t.platform.db.selectFrom('bvl.publish_log').select('id').where('tenant_id', '=', id).execute();
     expect(log).toEqual([]);
     // And the next publish goes through.
+    // (Within its 1.5 s bound it answers 200 published; a busy machine may take longer, and a publish
+    // already committing answers 202 accepted: then its status route says how it ended.)
     const again = await req('p/publish', { method: 'POST', json: {} });
-    expect([again.status, again.body.outcome, typeof again.body.publishId]).toEqual([200, 'published', 'number']);
-    const status = await req(`p/publishes/${again.body.publishId}`);
+    expect([[200, 'published'], [202, 'accepted']]).toContainEqual([again.status, again.body.outcome]);
+    expect(typeof again.body.publishId).toBe('number');
+    let status = await req(`p/publishes/${again.body.publishId}`);
+    for (let i = 0; i < 300 && status.body.status === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await req(`p/publishes/${again.body.publishId}`);
+    }
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ status: 'succeeded', publishId: again.body.publishId, stage: 'done', result: { outcome: 'published', ok: true } });
     expect((await req('p/publishes/999999')).status).toBe(404);
