@@ -25,6 +25,8 @@ export interface Prepared {
   readonly index: number;
   readonly row: Record<string, unknown>;
   readonly lookups: PreparedLookup[];
+  /** `updated_at` was filled in by the writer, not given by the record: a replay does not count it as a change. */
+  readonly stamped?: boolean;
 }
 
 /** A record-level finding of a pure step: the record's index in the seed, why, and which field. */
@@ -169,8 +171,9 @@ export function prepareSeedRecords(input: PrepareInput): PrepareResult {
       continue;
     }
     if (!('created_at' in row) && planOf('created_at')) row.created_at = input.nowIso;
-    if (!('updated_at' in row) && planOf('updated_at')) row.updated_at = input.nowIso;
-    chunk.push({ index: i, row, lookups });
+    const stamped = !('updated_at' in row) && planOf('updated_at') !== undefined;
+    if (stamped) row.updated_at = input.nowIso;
+    chunk.push(stamped ? { index: i, row, lookups, stamped } : { index: i, row, lookups });
   }
   return { chunk, problems, refused: refusedCount };
 }
