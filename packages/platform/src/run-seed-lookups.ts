@@ -125,6 +125,8 @@ async function lookupIds(db: Db, schema: string, graph: Graph, target: string, k
 export async function matchExisting(db: Db, run: LookupRun, chunk: Prepared[], keyPlans: FieldPlan[], err: RecordError): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   const keyed = chunk.filter((p) => keyText(keyPlans.map((k) => p.row[k.column])) !== undefined);
+  // One probe per record (LATERAL … LIMIT 1): the key's index answers each, whatever the planner
+  // knows of the table (a table just bulk-loaded has no statistics, and a join would scan it whole).
   const query = (ps: Prepared[]) => {
     const args: RawBuilder<unknown>[] = [
       sql`${ps.map((p) => p.index)}::int[]`,
@@ -138,7 +140,7 @@ export async function matchExisting(db: Db, run: LookupRun, chunk: Prepared[], k
     return sql<{
       i: number;
       id: string;
-    }>`select v.i as i, t.id as id from unnest(${sql.join(args)}) as ${alias} join ${sql.id(run.schema, run.seed.object)} as t on ${on} order by v.i, t.created_at, t.id`.execute(
+    }>`select v.i as i, m.id as id from unnest(${sql.join(args)}) as ${alias} cross join lateral (select t.id from ${sql.id(run.schema, run.seed.object)} as t where ${on} order by t.created_at, t.id limit 1) as m`.execute(
       db,
     );
   };

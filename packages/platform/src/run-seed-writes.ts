@@ -260,18 +260,27 @@ export async function writeUpdates(
     group.rows.push(u);
     groups.set(key, group);
   }
-  const update = (columns: string[], compared: string[], rows: Array<{ p: Prepared; id: string }>) => {
+  const values = (columns: string[], rows: Array<{ p: Prepared; id: string }>) => {
     const arrays = [sql`${rows.map((r) => r.id)}::text[]`, ...columns.map((c) => sql`${rows.map(({ p }) => asText(p.row[c]))}::text[]`)];
-    const names = sql.join([sql.id('id'), ...columns.map((_, j) => sql.id(`c${j}`))]);
-    const cast = (j: number): RawBuilder<unknown> => fromText(sql.ref(`v.c${j}`), typeOf(columns[j]!)!);
-    const set = sql.join(columns.map((c, j) => sql`${sql.id(c)} = ${cast(j)}`));
+    return sql`unnest(${sql.join(arrays)}) as v(${sql.join([sql.id('id'), ...columns.map((_, j) => sql.id(`c${j}`))])})`;
+  };
+  const cast = (columns: string[], j: number): RawBuilder<unknown> => fromText(sql.ref(`v.c${j}`), typeOf(columns[j]!)!);
+  // First which rows exist and which differ (one primary-key probe each, LATERAL … LIMIT 1, so the
+  // plan never scans the table), then an update of the rows that differ, found by id = any(…).
+  const update = async (columns: string[], compared: string[], rows: Array<{ p: Prepared; id: string }>) => {
     const differs =
       compared.length === 0
         ? sql`false`
-        : sql`row(${sql.join(compared.map((c) => sql`${sql.ref(`t.${c}`)}::text`))}) is distinct from row(${sql.join(compared.map((c) => sql`${cast(columns.indexOf(c))}::text`))})`;
-    return sql<{ id: string; changed: boolean }>`with v as (select * from unnest(${sql.join(arrays)}) as v(${names})),
-      u as (update ${table} as t set ${set} from v where t.id = v.id and ${differs} returning t.id)
-      select v.id, u.id is not null as changed from v join ${table} as t on t.id = v.id left join u on u.id = v.id`.execute(db);
+        : sql`row(${sql.join(compared.map((c) => sql`${sql.ref(`t.${c}`)}::text`))}) is distinct from row(${sql.join(compared.map((c) => sql`${cast(columns, columns.indexOf(c))}::text`))})`;
+    const found = await sql<{ id: string; changed: boolean }>`select v.id, m.changed from ${values(columns, rows)}
+      cross join lateral (select ${differs} as changed from ${table} as t where t.id = v.id limit 1) as m`.execute(db);
+    const changed = new Set(found.rows.filter((r) => r.changed).map((r) => r.id));
+    if (changed.size > 0) {
+      const write = rows.filter((r) => changed.has(r.id));
+      const set = sql.join(columns.map((c, j) => sql`${sql.id(c)} = ${cast(columns, j)}`));
+      await sql`update ${table} as t set ${set} from ${values(columns, write)} where t.id = any(${[...changed]}::text[]) and t.id = v.id`.execute(db);
+    }
+    return found;
   };
   const notWritten = 'row not updated: it was not written earlier in this seed';
   for (const { columns, compared, rows } of groups.values()) {
