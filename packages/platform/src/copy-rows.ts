@@ -124,7 +124,14 @@ const quoteId = (name: string): string => `"${name.replaceAll('"', '""')}"`;
  * Copies rows (already in COPY text format) into `schema.table (columns)`: FROM STDIN on
  * PostgreSQL, FROM '/dev/blob' on PGlite. Returns the rows the server says it copied.
  */
-export async function copyRows<DB>(db: Kysely<DB>, engine: EngineKind, schema: string, table: string, columns: readonly string[], data: CopyData): Promise<number> {
+export async function copyRows<DB>(
+  db: Kysely<DB>,
+  engine: EngineKind,
+  schema: string,
+  table: string,
+  columns: readonly string[],
+  data: CopyData,
+): Promise<number> {
   const target = `${quoteId(schema)}.${quoteId(table)} (${columns.map(quoteId).join(', ')})`;
   const source = engine === 'postgres' ? 'stdin' : `'/dev/blob'`;
   const r = await db.executeQuery(CompiledQuery.raw(`copy ${target} from ${source}`, [data]) as CompiledQuery<{ copied: number }>);

@@ -100,7 +100,9 @@ describe('prepareSeedRecords', () => {
       object: 'acct',
       records: [{ name: 'A', since: { dialect: 'cel', source: 'daysAgo(2)' } }],
       want: {
-        chunk: [{ index: 0, row: { name: 'A', since: '2026-03-13', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [], stamped: true }],
+        chunk: [
+          { index: 0, row: { name: 'A', since: '2026-03-13', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [], stamped: true },
+        ],
         problems: [],
         refused: 0,
       },
