@@ -145,7 +145,7 @@ export function copyField(text: string | null): string {
 }
 
 /** A lone surrogate (not UTF-16 text) or NUL: jsonb refuses both, so such a list is left to jsonb. */
-const ILL_FORMED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/;
+const ILL_FORMED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * A JavaScript list as a PostgreSQL array literal (`{"a","b",NULL}`), each element quoted so the
@@ -163,7 +163,7 @@ export function arrayLiteral(items: readonly unknown[]): string | undefined {
       continue;
     }
     if (typeof v === 'string') {
-      if (ILL_FORMED.test(v)) return undefined;
+      if (ILL_FORMED.test(v) || v.includes('\u0000')) return undefined;
       text = v;
     } else if (typeof v === 'boolean') text = String(v);
     else if (typeof v === 'number' && Number.isFinite(v)) text = String(v);
