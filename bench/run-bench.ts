@@ -3,7 +3,7 @@
 // (L3) bench on PGlite and PostgreSQL (DATABASE_URL). Runs from a plain clone: app-showcase parts
 // use the ObjectStack corpora when they are present (BVL_CORPORA, or ../shared beside the
 // repository), else the field-service fixture. Prints figures and, last, each goal met or not.
-//   BVL_BENCH_ONLY=process,verify,growth,runtime,loop,answers,api   run only these sections
+//   BVL_BENCH_ONLY=process,verify,growth,runtime,seeds,loop,answers,api   run only these sections
 import { cpus } from 'node:os';
 import { benchProcess } from './bench-process.ts';
 import { benchRuntime } from './bench-runtime.ts';
@@ -11,7 +11,7 @@ import { benchGrowth, benchVerify } from './bench-verify.ts';
 import { type Goal, goalLine } from './measure.ts';
 
 const log = (line: string) => console.log(line);
-const only = new Set((process.env.BVL_BENCH_ONLY ?? 'process,verify,growth,runtime,loop,answers,context,api').split(',').map((s) => s.trim()));
+const only = new Set((process.env.BVL_BENCH_ONLY ?? 'process,verify,growth,runtime,seeds,loop,answers,context,api').split(',').map((s) => s.trim()));
 if (process.env.BVL_BENCH_SKIP_RUNTIME === '1') only.delete('runtime');
 if (process.env.BVL_BENCH_SKIP_API === '1') only.delete('api');
 
@@ -33,6 +33,10 @@ if (only.has('runtime')) {
   log('\n— runtime (L3) —');
   goals.push(...(await benchRuntime(log)));
 }
+if (only.has('seeds')) {
+  log('\n— seeds at a million rows (issue 21): first publish and replay against raw inserts of the same rows —');
+  goals.push(...(await (await import('./bench-seeds.ts')).benchSeeds(log)));
+}
 if (only.has('loop')) {
   log('\n— L4: verify_build over the draft store, and a session round —');
   await (await import('./bench-verify-build.ts')).benchVerifyBuild(log);
@@ -45,7 +49,7 @@ if (only.has('context')) {
   log("\n— the built-in agent's context: prompt tokens (o200k) per turn over a 10-round build —");
   goals.push(...(await (await import('./bench-context.ts')).benchContext(log)));
 }
-log('\n— goals (issues 10 and 18), timings judged on the median —');
+log('\n— goals (issues 10, 18 and 21), timings judged on the median —');
 for (const g of goals) log(goalLine(g));
 if (only.has('api')) {
   log('\n— the HTTP API: verify over HTTP vs in-process, and a soak —');
