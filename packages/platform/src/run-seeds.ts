@@ -11,6 +11,7 @@ import { type Deferred, matchExisting, resolveDeferred, resolveLookups } from '.
 import { attempt, type Db, defaultBytes, ID_TYPE, writeInserts, writeUpdates } from './run-seed-writes.ts';
 import { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
 import type { SeedApplied, SeedError, SeedOutcome } from './seed-report.ts';
+import type { ColumnValue } from './to-column-value.ts';
 
 export { INSERT_BYTES } from './run-seed-writes.ts';
 export { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
@@ -194,6 +195,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     );
   }
   const unknownReported = new Set<string>();
+  const celCache = new Map<string, ColumnValue>();
   const table = sql.id(schema, seed.object);
   if (seed.mode === 'replace') {
     const cleared = await attempt(db, () => sql`delete from ${table}`.execute(db));
@@ -217,6 +219,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       now: run.now,
       nowIso: run.nowIso,
       unknownReported,
+      celCache,
     });
     outcome.failed += prepared.refused;
     for (const p of prepared.problems) err(p.index, p.message, p.field, p.dropped);
