@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ArtifactSet, collectStack, INPUT_LIMITS } from '@bvl/metadata';
-import { CopyData, dropTenant, openPlatform, type Platform, type PlatformOptions, publishPackage, stageDrafts } from '@bvl/platform';
+import { applySeeds, CopyData, dropTenant, openPlatform, type Platform, type PlatformOptions, publishPackage, stageDrafts } from '@bvl/platform';
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { type Goal, ms } from './measure.ts';
 
@@ -176,11 +176,34 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     log(
       `[${label}] replay (stage again ${ms(restaged)}): ${ms(replay.ms)} (${r.updated} updated, ${r.inserted} inserted, ${r.errors.length} errors); RSS ${Math.round(replay.before / MB)} MB before, peak ${Math.round(replay.peak / MB)} MB (+${Math.round((replay.peak - replay.before) / MB)} MB)`,
     );
+    // The seed writer alone (applySeeds), without the publish around it (reading the drafts, the
+    // gate over every record, the DDL): the same seeds into a tenant whose tables a publish made.
+    const writer = `${tenant}_w`;
+    await stageDrafts(
+      platform,
+      { tenant: writer, package: 'seeds' },
+      { ...set, artifacts: set.artifacts.map((a) => (a.type === 'seed' ? { ...a, body: { ...(a.body as object), records: [] } } : a)) },
+    );
+    const empty = await publishPackage(platform, { tenant: writer, package: 'seeds' });
+    if (empty.outcome !== 'published') throw new Error(`the seed bench's writer tenant did not publish: ${empty.outcome}`);
+    t0 = performance.now();
+    const direct = await applySeeds(platform, { schema: empty.schema, graph: first.value.graph, now: new Date() });
+    const writerMs = performance.now() - t0;
+    t0 = performance.now();
+    const again = await applySeeds(platform, { schema: empty.schema, graph: first.value.graph, now: new Date() });
+    const writerReplayMs = performance.now() - t0;
+    await dropTenant(platform, writer);
+    log(
+      `[${label}] the seed writer alone (applySeeds into tables a publish made: no draft reading, no gate, no DDL): first ${ms(writerMs)} (${direct.inserted} inserted), replay ${ms(writerReplayMs)} (${again.updated} updated)`,
+    );
     const raw = await rawInserts(platform, first.value.schema, 'seed_row');
     log(
       `[${label}] the same ${rows.toLocaleString('en-US')} rows, raw: INSERT … SELECT unnest(…) into a bare copy of the table ${ms(raw.unnestBare)}; COPY into a bare copy ${ms(raw.copyBare)}; COPY into a copy with the same primary key, indexes and foreign key ${ms(raw.copySame)}`,
     );
     const ratio = (x: number, base: number) => `×${(x / base).toFixed(2)}`;
+    log(
+      `[${label}] the seed writer alone: first ${ratio(writerMs, raw.unnestBare)} the raw INSERT … unnest (bare), ${ratio(writerMs, raw.copyBare)} raw COPY (bare), ${ratio(writerMs, raw.copySame)} raw COPY (same table); replay ${ratio(writerReplayMs, raw.unnestBare)}, ${ratio(writerReplayMs, raw.copyBare)}, ${ratio(writerReplayMs, raw.copySame)}`,
+    );
     log(
       `[${label}] first publish ${ratio(first.ms, raw.unnestBare)} the raw INSERT … unnest (bare), ${ratio(first.ms, raw.copyBare)} raw COPY (bare), ${ratio(first.ms, raw.copySame)} raw COPY (same table); replay ${ratio(replay.ms, raw.unnestBare)}, ${ratio(replay.ms, raw.copyBare)}, ${ratio(replay.ms, raw.copySame)}; peak RSS over the staged process ${Math.round((first.peak - first.before) / rows)} B/row (first), ${Math.round((replay.peak - replay.before) / rows)} B/row (replay); process peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
     );
