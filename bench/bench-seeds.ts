@@ -186,15 +186,15 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     );
     const empty = await publishPackage(platform, { tenant: writer, package: 'seeds' });
     if (empty.outcome !== 'published') throw new Error(`the seed bench's writer tenant did not publish: ${empty.outcome}`);
-    t0 = performance.now();
-    const direct = await applySeeds(platform, { schema: empty.schema, graph: first.value.graph, now: new Date() });
-    const writerMs = performance.now() - t0;
+    const writing = await withPeak(() => applySeeds(platform, { schema: empty.schema, graph: first.value.graph, now: new Date() }));
+    const direct = writing.value;
+    const writerMs = writing.ms;
     t0 = performance.now();
     const again = await applySeeds(platform, { schema: empty.schema, graph: first.value.graph, now: new Date() });
     const writerReplayMs = performance.now() - t0;
     await dropTenant(platform, writer);
     log(
-      `[${label}] the seed writer alone (applySeeds into tables a publish made: no draft reading, no gate, no DDL): first ${ms(writerMs)} (${direct.inserted} inserted), replay ${ms(writerReplayMs)} (${again.updated} updated)`,
+      `[${label}] the seed writer alone (applySeeds into tables a publish made: no draft reading, no gate, no DDL): first ${ms(writerMs)} (${direct.inserted} inserted; RSS +${Math.round((writing.peak - writing.before) / MB)} MB over the ${Math.round(writing.before / MB)} MB holding the graph), replay ${ms(writerReplayMs)} (${again.updated} updated)`,
     );
     const raw = await rawInserts(platform, first.value.schema, 'seed_row');
     log(
