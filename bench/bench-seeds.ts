@@ -186,11 +186,12 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     );
     const empty = await publishPackage(platform, { tenant: writer, package: 'seeds' });
     if (empty.outcome !== 'published') throw new Error(`the seed bench's writer tenant did not publish: ${empty.outcome}`);
-    const writing = await withPeak(() => applySeeds(platform, { schema: empty.schema, graph: first.value.graph, now: new Date() }));
+    const graph = first.value.graph;
+    const writing = await withPeak(() => applySeeds(platform, { schema: empty.schema, graph, now: new Date() }));
     const direct = writing.value;
     const writerMs = writing.ms;
     t0 = performance.now();
-    const again = await applySeeds(platform, { schema: empty.schema, graph: first.value.graph, now: new Date() });
+    const again = await applySeeds(platform, { schema: empty.schema, graph, now: new Date() });
     const writerReplayMs = performance.now() - t0;
     await dropTenant(platform, writer);
     log(
