@@ -207,7 +207,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   const defaults = defaultBytes(run.object);
   // A table with no rows when the seed starts (a first publish) holds nothing a record could match,
   // and the rows this seed writes are matched through `seen`: matching each chunk against the table
-  // as it fills (a scan, externalIds have no index) is skipped.
+  // as it fills (an index probe per record) is skipped.
   const fresh = !keyless && (await attempt(db, () => sql<{ any: boolean }>`select exists (select 1 from ${table}) as any`.execute(db)));
   const empty = fresh !== false && fresh.ok && fresh.value.rows[0]?.any === false;
   for (let start = 0; start < records.length; start += SEED_CHUNK) {
