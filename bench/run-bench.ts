@@ -3,7 +3,7 @@
 // (L3) bench on PGlite and PostgreSQL (DATABASE_URL). Runs from a plain clone: app-showcase parts
 // use the ObjectStack corpora when they are present (BVL_CORPORA, or ../shared beside the
 // repository), else the field-service fixture. Prints figures and, last, each goal met or not.
-//   BVL_BENCH_ONLY=process,verify,growth,runtime,publish,loop,answers,context,tenants,api   run only these sections
+//   BVL_BENCH_ONLY=process,verify,growth,runtime,seeds,publish,loop,answers,context,tenants,api   run only these sections
 import { cpus } from 'node:os';
 import { benchProcess } from './bench-process.ts';
 import { benchRuntime } from './bench-runtime.ts';
@@ -11,7 +11,9 @@ import { benchGrowth, benchVerify } from './bench-verify.ts';
 import { type Goal, goalLine } from './measure.ts';
 
 const log = (line: string) => console.log(line);
-const only = new Set((process.env.BVL_BENCH_ONLY ?? 'process,verify,growth,runtime,publish,loop,answers,context,tenants,api').split(',').map((s) => s.trim()));
+const only = new Set(
+  (process.env.BVL_BENCH_ONLY ?? 'process,verify,growth,runtime,seeds,publish,loop,answers,context,tenants,api').split(',').map((s) => s.trim()),
+);
 if (process.env.BVL_BENCH_SKIP_RUNTIME === '1') only.delete('runtime');
 if (process.env.BVL_BENCH_SKIP_API === '1') only.delete('api');
 if (process.env.BVL_BENCH_SKIP_TENANTS === '1') only.delete('tenants');
@@ -33,6 +35,10 @@ if (only.has('growth')) {
 if (only.has('runtime')) {
   log('\n— runtime (L3) —');
   goals.push(...(await benchRuntime(log)));
+}
+if (only.has('seeds')) {
+  log('\n— seeds at a million rows (issue 21): first publish and replay against raw inserts of the same rows —');
+  goals.push(...(await (await import('./bench-seeds.ts')).benchSeeds(log)));
 }
 if (only.has('publish')) {
   log('\n— publish at size: 500, 2,000 and 5,000 objects, on PGlite and PostgreSQL (issue 21) —');

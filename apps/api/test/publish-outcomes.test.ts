@@ -119,7 +119,10 @@ describe('a publish past its request bound, before it commits', () => {
     // (Within its 1.5 s bound it answers 200 published; a busy machine may take longer, and a publish
     // already committing answers 202 accepted: then its status route says how it ended.)
     const again = await req('p/publish', { method: 'POST', json: {} });
-    expect([[200, 'published'], [202, 'accepted']]).toContainEqual([again.status, again.body.outcome]);
+    expect([
+      [200, 'published'],
+      [202, 'accepted'],
+    ]).toContainEqual([again.status, again.body.outcome]);
     expect(typeof again.body.publishId).toBe('number');
     let status = await req(`p/publishes/${again.body.publishId}`);
     for (let i = 0; i < 300 && status.body.status === 'running'; i++) {

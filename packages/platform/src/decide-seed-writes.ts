@@ -93,7 +93,9 @@ export function decideSeedWrites(input: DecideInput): SeedWrites {
     if (key !== undefined) seen.set(key, id);
     const pending = write === 'update' ? pendingById.get(id) : undefined;
     if (pending) {
-      pending.p = { ...pending.p, row: { ...pending.p.row, ...p.row } };
+      // Stamped only if neither record gave updated_at itself.
+      const stamped = pending.p.stamped === true && p.stamped === true;
+      pending.p = { index: pending.p.index, row: { ...pending.p.row, ...p.row }, lookups: pending.p.lookups, ...(stamped ? { stamped } : {}) };
       merged++;
       continue;
     }

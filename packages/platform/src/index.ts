@@ -11,6 +11,7 @@ export {
   type ViewFilterRow,
 } from './compile-find.ts';
 export { type Conversion, conversionOf, describeColumnType } from './convert-column.ts';
+export { CopyData } from './copy-rows.ts';
 export type {
   AiEvalBatchesTable,
   AiEvalCasesTable,

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { enableCopyOnPg, enableCopyOnPglite } from './copy-rows.ts';
 import type { BvlDatabase, DynamicDatabase, PlatformContext } from './database.ts';
 import { describeConnectError } from './describe-db-error.ts';
 import { lockDataDir } from './lock-data-dir.ts';
@@ -94,12 +95,12 @@ const NOT_WRITING = /^\s*(select|show|explain|begin|start transaction|savepoint|
 /** PGlite behind a check of its disk before every statement (see {@link PGLITE_DISK_RESERVE}). */
 function guardDisk(lite: PGlite, dir: string, reserve: number): PGlite {
   return {
-    query: (text: string, params?: unknown[]) => {
+    query: (text: string, params?: unknown[], options?: Parameters<PGlite['query']>[2]) => {
       if (!NOT_WRITING.test(text)) {
         const free = freeBytes(dir);
         if (free !== undefined && free < reserve) return Promise.reject(diskFull(dir, free, reserve));
       }
-      return lite.query(text, params);
+      return lite.query(text, params, options);
     },
     close: () => lite.close(),
   } as unknown as PGlite;
@@ -218,7 +219,8 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
     await unlock();
     throw new Error(`cannot open PGlite at ${dir}: ${(e as Error).message}`, { cause: e });
   }
-  const db = new Kysely<BvlDatabase>({ dialect: new PGliteDialect(dir === 'memory' ? lite : guardDisk(lite, dir, reserve)) });
+  // COPY FROM '/dev/blob' for the seed writer's bulk path (see copy-rows).
+  const db = new Kysely<BvlDatabase>({ dialect: new PGliteDialect(enableCopyOnPglite(dir === 'memory' ? lite : guardDisk(lite, dir, reserve)) as PGlite) });
   try {
     // One session for the whole instance: UTC, for the same reason as on PostgreSQL.
     await lite.exec(`set timezone to 'UTC'`);
@@ -264,7 +266,11 @@ function postgresPool(url: string, max: number, extra: string, applicationName?:
   // A network error must not crash the process: an idle client's surfaces on the next query, and a
   // checked-out client's (the server went away mid-request) rejects the query in flight.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    // COPY FROM STDIN for the seed writer's bulk path (see copy-rows).
+    enableCopyOnPg(client);
+  });
   return pool;
 }
 

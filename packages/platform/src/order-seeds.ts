@@ -12,7 +12,9 @@ export function orderSeeds(graph: Graph, seeds: readonly SeedNode[]): SeedNode[]
     const object = graph.objects.get(seed.object);
     const out = new Set<number>();
     if (!object) return out;
-    const used = new Set(seed.def.records.flatMap((r) => Object.keys(r)));
+    // A loop, not flatMap: a seed of a million records would build an array of every key first.
+    const used = new Set<string>();
+    for (const r of seed.def.records) for (const k in r) used.add(k);
     for (const field of object.fields.values()) {
       if (!used.has(field.name) || !RELATION_TYPES.has(field.def.type)) continue;
       const target = referenceOf(field.def);

@@ -88,6 +88,7 @@ describe('prepareSeedRecords', () => {
             index: 0,
             row: { name: 'A', revenue: '10.5', tags: ['x'], since: '2026-01-02', created_at: NOW.toISOString(), updated_at: NOW.toISOString() },
             lookups: [],
+            stamped: true,
           },
         ],
         problems: [],
@@ -99,7 +100,19 @@ describe('prepareSeedRecords', () => {
       object: 'acct',
       records: [{ name: 'A', since: { dialect: 'cel', source: 'daysAgo(2)' } }],
       want: {
-        chunk: [{ index: 0, row: { name: 'A', since: '2026-03-13', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] }],
+        chunk: [
+          { index: 0, row: { name: 'A', since: '2026-03-13', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [], stamped: true },
+        ],
+        problems: [],
+        refused: 0,
+      },
+    },
+    {
+      name: 'an updated_at the record gives is its own, not stamped by the writer',
+      object: 'acct',
+      records: [{ name: 'A', updated_at: '2026-01-02T03:04:05Z' }],
+      want: {
+        chunk: [{ index: 0, row: { name: 'A', updated_at: '2026-01-02T03:04:05Z', created_at: NOW.toISOString() }, lookups: [] }],
         problems: [],
         refused: 0,
       },
@@ -109,7 +122,7 @@ describe('prepareSeedRecords', () => {
       object: 'acct',
       records: [{ name: 'A', revenue: [1, 2] }, { name: 'B' }],
       want: {
-        chunk: [{ index: 1, row: { name: 'B', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] }],
+        chunk: [{ index: 1, row: { name: 'B', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [], stamped: true }],
         problems: [{ index: 0, field: 'revenue', message: expect.stringMatching(/^row not written: /) }],
         refused: 1,
       },
@@ -151,7 +164,7 @@ describe('prepareSeedRecords', () => {
       object: 'acct',
       records: [{ name: 'A', note: ['x'] }],
       want: {
-        chunk: [{ index: 0, row: { name: 'A', note: '["x"]', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] }],
+        chunk: [{ index: 0, row: { name: 'A', note: '["x"]', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [], stamped: true }],
         problems: [],
         refused: 0,
       },
@@ -165,8 +178,8 @@ describe('prepareSeedRecords', () => {
       ],
       want: {
         chunk: [
-          { index: 0, row: { name: 'A', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] },
-          { index: 1, row: { name: 'B', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [] },
+          { index: 0, row: { name: 'A', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [], stamped: true },
+          { index: 1, row: { name: 'B', created_at: NOW.toISOString(), updated_at: NOW.toISOString() }, lookups: [], stamped: true },
         ],
         problems: [{ index: 0, field: 'nope', message: 'object "acct" has no field "nope"; the value was dropped (reported once per seed)', dropped: true }],
         refused: 0,
@@ -182,6 +195,7 @@ describe('prepareSeedRecords', () => {
             index: 0,
             row: { email: 'e', accts: [], created_at: NOW.toISOString(), updated_at: NOW.toISOString() },
             lookups: [{ field: 'acct', target: 'acct', multiple: false, keys: ['Acme'] }],
+            stamped: true,
           },
         ],
         problems: [],

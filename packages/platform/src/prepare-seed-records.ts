@@ -1,7 +1,8 @@
 import { type ObjectNode, RELATION_TYPES, referenceOf, resolveField, type SeedNode } from '@bvl/metadata';
 import { type ColumnType, columnTypeOf } from './column-type.ts';
+import { isCelEnvelope } from './evaluate-cel.ts';
 import { identifierProblem } from './identifier.ts';
-import { toColumnValue } from './to-column-value.ts';
+import { type ColumnValue, toColumnValue } from './to-column-value.ts';
 
 /** How a record key is written: its column, its type and (for lookups) the target. */
 export interface FieldPlan {
@@ -25,6 +26,8 @@ export interface Prepared {
   readonly index: number;
   readonly row: Record<string, unknown>;
   readonly lookups: PreparedLookup[];
+  /** `updated_at` was filled in by the writer, not given by the record: a replay does not count it as a change. */
+  readonly stamped?: boolean;
 }
 
 /** A record-level finding of a pure step: the record's index in the seed, why, and which field. */
@@ -69,12 +72,27 @@ function singleValueProblem(plan: FieldPlan, key: string, value: unknown): strin
 }
 
 /** toColumnValue, with a crash of the conversion turned into that value's error (never the seed's). */
-function storableValue(value: unknown, type: ColumnType, now: Date): ReturnType<typeof toColumnValue> {
+function storableValue(value: unknown, type: ColumnType, now: Date): ColumnValue {
   try {
     return toColumnValue(value, type, now);
   } catch (e) {
     return { ok: false, error: `the value could not be converted: ${e instanceof Error ? e.message : String(e)}` };
   }
+}
+
+/** CEL results kept per seed run: a seed repeats a few sources (`daysAgo(3)`) over many records. */
+export const CEL_CACHE_SIZE = 10_000;
+
+/** {@link storableValue}, a CEL value's scalar result taken from `cache` when its source (for this column type) was evaluated before. */
+function storableCached(value: unknown, type: ColumnType, now: Date, cache: Map<string, ColumnValue> | undefined): ColumnValue {
+  if (!cache || !isCelEnvelope(value)) return storableValue(value, type, now);
+  const key = `${type.base}${type.array ? '[]' : ''}\u0000${value.source}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const v = storableValue(value, type, now);
+  // Only scalars are shared between rows (a list would be one object in many rows).
+  if (cache.size < CEL_CACHE_SIZE && !(v.ok && typeof v.value === 'object' && v.value !== null)) cache.set(key, v);
+  return v;
 }
 
 /** The keys of a lookup value: a natural-key string (or an array of them for `multiple`), or why it is unusable. */
@@ -103,6 +121,8 @@ export interface PrepareInput {
   readonly nowIso: string;
   /** Unknown keys already reported for this seed (reported once per seed); the step adds to it. */
   readonly unknownReported: Set<string>;
+  /** CEL results of this seed run so far (against the same `now`); the step adds to it. */
+  readonly celCache?: Map<string, ColumnValue>;
 }
 
 /** What {@link prepareSeedRecords} found: the records to write, the problems, and how many records were refused whole. */
@@ -131,7 +151,8 @@ export function prepareSeedRecords(input: PrepareInput): PrepareResult {
     const row: Record<string, unknown> = {};
     const lookups: PreparedLookup[] = [];
     let refused: { field: string; message: string } | undefined;
-    for (const [key, value] of Object.entries(record)) {
+    for (const key in record) {
+      const value = record[key];
       const plan = planOf(key);
       if (!plan) {
         if (!input.unknownReported.has(key))
@@ -156,7 +177,7 @@ export function prepareSeedRecords(input: PrepareInput): PrepareResult {
         else lookups.push({ field: key, target: plan.relation.target, multiple: plan.relation.multiple, keys });
         continue;
       }
-      const v = storableValue(value, plan.type, input.now);
+      const v = storableCached(value, plan.type, input.now, input.celCache);
       if (v.ok) row[plan.column] = v.value;
       else {
         refused = { field: key, message: `row not written: ${v.error}` };
@@ -169,8 +190,9 @@ export function prepareSeedRecords(input: PrepareInput): PrepareResult {
       continue;
     }
     if (!('created_at' in row) && planOf('created_at')) row.created_at = input.nowIso;
-    if (!('updated_at' in row) && planOf('updated_at')) row.updated_at = input.nowIso;
-    chunk.push({ index: i, row, lookups });
+    const stamped = !('updated_at' in row) && planOf('updated_at') !== undefined;
+    if (stamped) row.updated_at = input.nowIso;
+    chunk.push(stamped ? { index: i, row, lookups, stamped } : { index: i, row, lookups });
   }
   return { chunk, problems, refused: refusedCount };
 }

@@ -125,6 +125,10 @@ async function lookupIds(db: Db, schema: string, graph: Graph, target: string, k
 export async function matchExisting(db: Db, run: LookupRun, chunk: Prepared[], keyPlans: FieldPlan[], err: RecordError): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   const keyed = chunk.filter((p) => keyText(keyPlans.map((k) => p.row[k.column])) !== undefined);
+  // With an index on the key: one probe per record (LATERAL … LIMIT 1), whatever the planner knows
+  // of the table (a table just bulk-loaded has no statistics, and a join would scan it whole per
+  // chunk). Without one (a seed applied past the publish that plans its index): one join.
+  const indexed = keyed.length > 0 && (await keyIndexed(db, run.schema, run.seed.object, keyPlans));
   const query = (ps: Prepared[]) => {
     const args: RawBuilder<unknown>[] = [
       sql`${ps.map((p) => p.index)}::int[]`,
@@ -135,12 +139,18 @@ export async function matchExisting(db: Db, run: LookupRun, chunk: Prepared[], k
       keyPlans.map((k, j) => sql`${sql.ref(`t.${k.column}`)} = ${sql.ref(`v.k${j}`)}::${typeSql(k.type)}`),
       sql` and `,
     );
-    return sql<{
-      i: number;
-      id: string;
-    }>`select v.i as i, t.id as id from unnest(${sql.join(args)}) as ${alias} join ${sql.id(run.schema, run.seed.object)} as t on ${on} order by v.i, t.created_at, t.id`.execute(
-      db,
-    );
+    const table = sql.id(run.schema, run.seed.object);
+    return indexed
+      ? sql<{
+          i: number;
+          id: string;
+        }>`select v.i as i, m.id as id from unnest(${sql.join(args)}) as ${alias} cross join lateral (select t.id from ${table} as t where ${on} order by t.created_at, t.id limit 1) as m`.execute(
+          db,
+        )
+      : sql<{
+          i: number;
+          id: string;
+        }>`select v.i as i, t.id as id from unnest(${sql.join(args)}) as ${alias} join ${table} as t on ${on} order by v.i, t.created_at, t.id`.execute(db);
   };
   if (keyed.length === 0) return out;
   const all = await attempt(db, () => query(keyed));
@@ -160,6 +170,20 @@ export async function matchExisting(db: Db, run: LookupRun, chunk: Prepared[], k
     }
   }
   return out;
+}
+
+/** Whether `table` has a plain index whose leading columns are exactly the key's columns (the `ix_…` index a publish plans for a seed's externalId). */
+async function keyIndexed(db: Db, schema: string, table: string, keyPlans: readonly FieldPlan[]): Promise<boolean> {
+  const columns = keyPlans.map((k) => k.column);
+  const r = await attempt(db, () =>
+    sql<{ indexed: boolean }>`select exists (
+      select 1 from pg_catalog.pg_index i
+      where i.indrelid = ${`${sql.id(schema, table).compile(db).sql}`}::regclass and i.indpred is null and i.indexprs is null
+        and (select array_agg(a order by a) from unnest((i.indkey::int2[])[0:${columns.length - 1}]) as a) =
+            (select array_agg(attnum order by attnum) from pg_catalog.pg_attribute where attrelid = i.indrelid and attname = any(${columns}::text[]))
+    ) as indexed`.execute(db),
+  );
+  return r.ok && r.value.rows[0]?.indexed === true;
 }
 
 /** Second pass: back references (self, cycles, later seeds) now that every seed has run. */

@@ -1,7 +1,8 @@
 import type { ObjectNode } from '@bvl/metadata';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type ColumnType, typeSql } from './column-type.ts';
-import type { DynamicDatabase } from './database.ts';
+import { arrayLiteral, CopyData, copyField, copyRows } from './copy-rows.ts';
+import type { DynamicDatabase, EngineKind } from './database.ts';
 import { describeDbError, isDatabaseFailure } from './describe-db-error.ts';
 import type { Prepared } from './prepare-seed-records.ts';
 
@@ -57,8 +58,6 @@ export function blameField(message: string, row: Record<string, unknown>): strin
   return hits.length === 1 ? hits[0]![0] : undefined;
 }
 
-/** Bound parameters per statement, under Postgres' limit of 65535. */
-const MAX_PARAMS = 60_000;
 const bug = (message: string): never => {
   throw new Error(message);
 };
@@ -75,7 +74,46 @@ function fromText(v: RawBuilder<unknown>, type: ColumnType): RawBuilder<unknown>
 }
 
 /**
- * Inserts the new rows: per set of columns, one `INSERT … SELECT … FROM unnest($1::text[], …)` —
+ * Where the bulk path copies to: the engine (COPY FROM STDIN on PostgreSQL, FROM '/dev/blob' on
+ * PGlite), the schema and the table's name. Without it every row goes by INSERT … SELECT unnest.
+ */
+export interface CopyTarget {
+  readonly engine: EngineKind;
+  readonly schema: string;
+  readonly table: string;
+}
+
+/** Rows and statements the bulk path (COPY) wrote in this process: what a test reads to know the bulk path ran. */
+export const seedCopyStats = { rows: 0, statements: 0, fallbacks: 0 };
+
+/**
+ * A row's line in COPY's text format, values as {@link asText} gives them (so each column's input
+ * function reads the same text the unnest path casts), arrays as array literals; undefined when a
+ * value would not read the same that way (the row then goes by the unnest path).
+ */
+function copyLine(columns: readonly string[], types: readonly ColumnType[], row: { p: Prepared; id: string }): string | undefined {
+  let line = '';
+  for (let j = 0; j < columns.length; j++) {
+    const c = columns[j]!;
+    const v = c === 'id' ? row.id : row.p.row[c];
+    let text: string | null;
+    if (v === null || v === undefined) text = null;
+    else if (types[j]!.array) {
+      if (!Array.isArray(v)) return undefined;
+      const literal = arrayLiteral(v);
+      if (literal === undefined) return undefined;
+      text = literal;
+    } else text = asText(v);
+    line += j === 0 ? copyField(text) : `\t${copyField(text)}`;
+  }
+  return line;
+}
+
+/**
+ * Inserts the new rows, per set of columns. With `copy`, in batches by one COPY each (the bulk
+ * path); a batch COPY refuses (one bad value fails all of it) is written again by the unnest path
+ * in halves, so the rows written and the findings are exactly the unnest path's. Without it (or for
+ * a row COPY cannot carry the same), one `INSERT … SELECT … FROM unnest($1::text[], …)` per batch —
  * one array parameter per column, whatever the number of rows, cast to the column types (a row
  * without a column gets the column's default, as in a VALUES list). A failing statement is split in
  * halves and retried, each part in its own savepoint, down to single rows: each bad record is named
@@ -89,6 +127,7 @@ export async function writeInserts(
   defaults: ReadonlyMap<string, number>,
   outcome: WriteCounts,
   err: RecordError,
+  copy?: CopyTarget,
 ): Promise<void> {
   const groups = new Map<string, { columns: string[]; rows: Array<{ p: Prepared; id: string }> }>();
   for (const row of inserts) {
@@ -110,22 +149,63 @@ export async function writeInserts(
     const write = async (batch: typeof rows): Promise<void> => {
       const r = await attempt(db, () => insert(batch));
       if (r.ok) outcome.inserted += batch.length;
-      else if (batch.length > 1) {
-        const half = Math.ceil(batch.length / 2);
-        await write(batch.slice(0, half));
-        await write(batch.slice(half));
-      } else {
+      else if (batch.length > 1) await halves(batch);
+      else {
         outcome.failed++;
         const message = `row not written: ${describeDbError(r.error)}`;
         err(batch[0]!.p.index, message, blameField(message, batch[0]!.p.row));
       }
     };
+    const halves = async (batch: typeof rows): Promise<void> => {
+      const half = Math.ceil(batch.length / 2);
+      await write(batch.slice(0, half));
+      await write(batch.slice(half));
+    };
+    const copyBatch = async (batch: typeof rows, lines: string[]): Promise<void> => {
+      const data = new CopyData(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+      const r = await attempt(db, () => copyRows(db, copy!.engine, copy!.schema, copy!.table, columns, data));
+      if (r.ok && r.value === batch.length) {
+        outcome.inserted += batch.length;
+        seedCopyStats.rows += batch.length;
+        seedCopyStats.statements++;
+        return;
+      }
+      // COPY stops at the first bad row: the unnest path finds and names each one, in halves.
+      seedCopyStats.fallbacks++;
+      if (r.ok) throw new Error(`COPY wrote ${r.value} of ${batch.length} rows`);
+      if (batch.length > 1) await halves(batch);
+      else await write(batch);
+    };
     // Bounded by size, not only by count: the defaults a row takes are written too.
     let taken = 0;
     for (const [c, n] of defaults) if (!columns.includes(c)) taken += n;
     let batch: typeof rows = [];
+    let lines: string[] = [];
     let bytes = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      if (copy) await copyBatch(batch, lines);
+      else await write(batch);
+      batch = [];
+      lines = [];
+      bytes = 0;
+    };
+    const unnest: typeof rows = [];
     for (const row of rows) {
+      const line = copy ? copyLine(columns, types, row) : undefined;
+      if (copy && line === undefined) {
+        unnest.push(row);
+        continue;
+      }
+      const size = taken + (line?.length ?? columns.reduce((n, c) => n + (asText(c === 'id' ? row.id : row.p.row[c])?.length ?? 4), 0));
+      if (batch.length > 0 && bytes + size > INSERT_BYTES) await flush();
+      batch.push(row);
+      if (line !== undefined) lines.push(line);
+      bytes += size;
+    }
+    await flush();
+    // Rows COPY cannot carry as they are: by the unnest path, bounded the same way.
+    for (const row of unnest) {
       const size = taken + columns.reduce((n, c) => n + (asText(c === 'id' ? row.id : row.p.row[c])?.length ?? 4), 0);
       if (batch.length > 0 && bytes + size > INSERT_BYTES) {
         await write(batch);
@@ -150,9 +230,13 @@ export function defaultBytes(object: ObjectNode): Map<string, number> {
 }
 
 /**
- * Updates existing rows, one `UPDATE … FROM (VALUES …)` per set of columns; values travel as text
- * (arrays as JSON) and are cast to each column's type, so the database judges them as on insert.
- * A failing statement is retried row by row, each in its own savepoint.
+ * Updates existing rows, changed rows only: per set of columns, one statement per batch that joins
+ * the values (one text array per column through unnest, cast to each column's type, so the
+ * database judges them as on insert) to the rows by id and writes a row only when a value differs
+ * from what it holds (compared as the column's text, so `10` over `10.00` is a change). A row
+ * stamped with `updated_at` only by the writer (not by its record) does not count that as a change:
+ * a replay of the same seed writes nothing. Every matched row counts as updated, changed or not. A
+ * failing statement is retried row by row, each in its own savepoint.
  */
 export async function writeUpdates(
   db: Db,
@@ -162,50 +246,81 @@ export async function writeUpdates(
   outcome: WriteCounts,
   err: RecordError,
 ): Promise<void> {
-  const groups = new Map<string, { columns: string[]; rows: Array<{ p: Prepared; id: string }> }>();
+  const groups = new Map<string, { columns: string[]; compared: string[]; rows: Array<{ p: Prepared; id: string }> }>();
   for (const u of updates) {
     const columns = Object.keys(u.p.row).filter((c) => c !== 'id' && c !== 'created_at' && typeOf(c));
     if (columns.length === 0) {
       outcome.updated++;
       continue;
     }
-    const key = columns.sort().join(',');
-    const group = groups.get(key) ?? { columns, rows: [] };
+    columns.sort();
+    const compared = u.p.stamped ? columns.filter((c) => c !== 'updated_at') : columns;
+    const key = `${columns.join(',')}|${compared.length}`;
+    const group = groups.get(key) ?? { columns, compared, rows: [] };
     group.rows.push(u);
     groups.set(key, group);
   }
-  const cast = (column: string): RawBuilder<unknown> => fromText(sql.ref(`v.${column}`), typeOf(column)!);
-  const update = (columns: string[], rows: Array<{ p: Prepared; id: string }>) => {
-    const values = rows.map(({ p, id }) => sql`(${sql.join([id, ...columns.map((c) => asText(p.row[c]))])})`);
-    const alias = sql`v(${sql.join([sql.id('id'), ...columns.map((c) => sql.id(c))])})`;
-    const set = sql.join(columns.map((c) => sql`${sql.id(c)} = ${cast(c)}`));
-    return sql<{ id: string }>`update ${table} as t set ${set} from (values ${sql.join(values)}) as ${alias} where t.id = v.id returning t.id`.execute(db);
+  const values = (columns: string[], rows: Array<{ p: Prepared; id: string }>) => {
+    const arrays = [sql`${rows.map((r) => r.id)}::text[]`, ...columns.map((c) => sql`${rows.map(({ p }) => asText(p.row[c]))}::text[]`)];
+    return sql`unnest(${sql.join(arrays)}) as v(${sql.join([sql.id('id'), ...columns.map((_, j) => sql.id(`c${j}`))])})`;
   };
-  for (const { columns, rows } of groups.values()) {
-    const per = Math.max(1, Math.floor(MAX_PARAMS / (columns.length + 1)));
-    for (let i = 0; i < rows.length; i += per) {
-      const batch = rows.slice(i, i + per);
-      const all = await attempt(db, () => update(columns, batch));
-      const retry = all.ok ? [] : batch;
+  const cast = (columns: string[], j: number): RawBuilder<unknown> => fromText(sql.ref(`v.c${j}`), typeOf(columns[j]!)!);
+  // First which rows exist and which differ (one primary-key probe each, LATERAL … LIMIT 1, so the
+  // plan never scans the table), then an update of the rows that differ, found by id = any(…).
+  const update = async (columns: string[], compared: string[], rows: Array<{ p: Prepared; id: string }>) => {
+    const differs =
+      compared.length === 0
+        ? sql`false`
+        : sql`row(${sql.join(compared.map((c) => sql`${sql.ref(`t.${c}`)}::text`))}) is distinct from row(${sql.join(compared.map((c) => sql`${cast(columns, columns.indexOf(c))}::text`))})`;
+    const found = await sql<{ id: string; changed: boolean }>`select v.id, m.changed from ${values(columns, rows)}
+      cross join lateral (select ${differs} as changed from ${table} as t where t.id = v.id limit 1) as m`.execute(db);
+    const changed = new Set(found.rows.filter((r) => r.changed).map((r) => r.id));
+    if (changed.size > 0) {
+      const write = rows.filter((r) => changed.has(r.id));
+      const set = sql.join(columns.map((c, j) => sql`${sql.id(c)} = ${cast(columns, j)}`));
+      await sql`update ${table} as t set ${set} from ${values(columns, write)} where t.id = any(${[...changed]}::text[]) and t.id = v.id`.execute(db);
+    }
+    return found;
+  };
+  const notWritten = 'row not updated: it was not written earlier in this seed';
+  for (const { columns, compared, rows } of groups.values()) {
+    const size = (r: { p: Prepared; id: string }) => columns.reduce((n, c) => n + (asText(r.p.row[c])?.length ?? 4), r.id.length);
+    const run = async (batch: Array<{ p: Prepared; id: string }>) => {
+      const all = await attempt(db, () => update(columns, compared, batch));
       if (all.ok) {
         const done = new Set(all.value.rows.map((r) => r.id));
         for (const { p, id } of batch) {
           if (done.has(id)) outcome.updated++;
           else {
             outcome.failed++;
-            err(p.index, 'row not updated: it was not written earlier in this seed');
+            err(p.index, notWritten);
           }
         }
+        return;
       }
-      for (const one of retry) {
-        const r = await attempt(db, () => update(columns, [one]));
+      for (const one of batch) {
+        const r = await attempt(db, () => update(columns, compared, [one]));
         if (r.ok && r.value.rows.length > 0) outcome.updated++;
         else {
           outcome.failed++;
-          const message = r.ok ? 'row not updated: it was not written earlier in this seed' : `row not updated: ${describeDbError(r.error)}`;
+          const message = r.ok ? notWritten : `row not updated: ${describeDbError(r.error)}`;
           err(one.p.index, message, r.ok ? undefined : blameField(message, one.p.row));
         }
       }
+    };
+    // Bounded by size, as inserts are: a batch never writes more than INSERT_BYTES.
+    let batch: Array<{ p: Prepared; id: string }> = [];
+    let bytes = 0;
+    for (const row of rows) {
+      const n = size(row);
+      if (batch.length > 0 && bytes + n > INSERT_BYTES) {
+        await run(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(row);
+      bytes += n;
     }
+    if (batch.length > 0) await run(batch);
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Graph, ObjectNode, SeedNode } from '@bvl/metadata';
 import { sql } from 'kysely';
-import type { PlatformContext } from './database.ts';
+import type { EngineKind, PlatformContext } from './database.ts';
 import { decideSeedWrites } from './decide-seed-writes.ts';
 import { describeDbError, isDatabaseFailure } from './describe-db-error.ts';
 import { identifierProblem } from './identifier.ts';
@@ -11,6 +11,7 @@ import { type Deferred, matchExisting, resolveDeferred, resolveLookups } from '.
 import { attempt, type Db, defaultBytes, ID_TYPE, writeInserts, writeUpdates } from './run-seed-writes.ts';
 import { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
 import type { SeedApplied, SeedError, SeedOutcome } from './seed-report.ts';
+import type { ColumnValue } from './to-column-value.ts';
 
 export { INSERT_BYTES } from './run-seed-writes.ts';
 export { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
@@ -26,6 +27,11 @@ export interface ApplySeedsOptions {
   readonly now: Date;
   /** Seeds whose `env` list lacks this are not applied (default: `dev`). */
   readonly env?: string;
+  /**
+   * New rows go by COPY (the bulk path, default), falling back to INSERT … SELECT unnest for a batch
+   * COPY refuses; `false` writes every row by INSERT … SELECT unnest (what the bulk path is proven against).
+   */
+  readonly bulk?: boolean;
 }
 
 /**
@@ -101,6 +107,7 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
             pending,
             nowIso,
             now: options.now,
+            engine: options.bulk === false ? undefined : ctx.engine,
           });
         });
         for (const e of seedErrors) report(e);
@@ -170,6 +177,8 @@ interface SeedRun {
   readonly pending: ReadonlyMap<string, number>;
   readonly nowIso: string;
   readonly now: Date;
+  /** The engine new rows are copied into (COPY); undefined: every row by INSERT … SELECT unnest. */
+  readonly engine: EngineKind | undefined;
 }
 
 async function runSeed(db: Db, run: SeedRun): Promise<void> {
@@ -186,6 +195,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     );
   }
   const unknownReported = new Set<string>();
+  const celCache = new Map<string, ColumnValue>();
   const table = sql.id(schema, seed.object);
   if (seed.mode === 'replace') {
     const cleared = await attempt(db, () => sql`delete from ${table}`.execute(db));
@@ -194,9 +204,10 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   }
   const seen = new Map<string, string>();
   const records = seed.def.records;
+  const defaults = defaultBytes(run.object);
   // A table with no rows when the seed starts (a first publish) holds nothing a record could match,
   // and the rows this seed writes are matched through `seen`: matching each chunk against the table
-  // as it fills (a scan, externalIds have no index) is skipped.
+  // as it fills (an index probe per record) is skipped.
   const fresh = !keyless && (await attempt(db, () => sql<{ any: boolean }>`select exists (select 1 from ${table}) as any`.execute(db)));
   const empty = fresh !== false && fresh.ok && fresh.value.rows[0]?.any === false;
   for (let start = 0; start < records.length; start += SEED_CHUNK) {
@@ -208,6 +219,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       now: run.now,
       nowIso: run.nowIso,
       unknownReported,
+      celCache,
     });
     outcome.failed += prepared.refused;
     for (const p of prepared.problems) err(p.index, p.message, p.field, p.dropped);
@@ -220,7 +232,8 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     outcome.skipped += writes.skipped;
     outcome.updated += writes.merged;
     for (const p of writes.problems) err(p.index, p.message, p.field);
-    await writeInserts(db, table, writes.inserts, (c) => (c === 'id' ? ID_TYPE : planOf(c)?.type), defaultBytes(run.object), outcome, err);
+    const copy = run.engine ? { engine: run.engine, schema, table: seed.object } : undefined;
+    await writeInserts(db, table, writes.inserts, (c) => (c === 'id' ? ID_TYPE : planOf(c)?.type), defaults, outcome, err, copy);
     await writeUpdates(db, table, writes.updates, (c) => planOf(c)?.type, outcome, err);
     for (const d of later) {
       const rowId = writes.rowIds.get(chunk[d.chunkIndex]!.index);

@@ -1,7 +1,8 @@
 /**
- * Records matched, inserted or resolved per statement. Large, because matching a chunk's
- * externalIds scans the table (no index on them) and inserts travel as one array per column
- * (INSERT … SELECT unnest), so a statement's size does not grow with its rows' parameters.
+ * Records prepared, matched, inserted or resolved per step. Large, because each step is one
+ * statement per chunk whatever its size (new rows by one COPY, or INSERT … SELECT unnest of one
+ * array per column; matches and updates through unnest), and bounded, because a chunk's prepared
+ * rows are what the writer holds at once.
  */
 export const SEED_CHUNK = 5_000;
 /** Record-level errors kept in the report; the rest are counted in `errorsOmitted`. */

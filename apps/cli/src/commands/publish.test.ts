@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildGraph, readSource } from '@bvl/metadata';
+import { buildGraph, INPUT_LIMITS, readSource } from '@bvl/metadata';
 import { createProbeEngine, dropTenant, openPlatform, type Platform, platformOptionsFromEnv, publishPackage, stageDrafts, tenantSchema } from '@bvl/platform';
 import { runProbes } from '@bvl/runtime-probes';
 import { CORPUS_NAMES, type CorpusName, corpusFile, fixtureFile } from '@bvl/test-support';
@@ -61,6 +61,21 @@ describe('bvl publish', { timeout: 120_000 }, () => {
     expect(out.issues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['dangling_dataset', 'unknown_measure', 'invalid_artifact']));
     expect(out.seedApplied).toBeUndefined();
     expect(existsSync(join(fresh, '.bvl'))).toBe(false);
+    await rm(fresh, { recursive: true, force: true });
+  });
+
+  it('refuses a seed input over the bounds before any row is written: no database opened', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'bvl-bounds-'));
+    const objects = [{ name: 'o', fields: { name: { type: 'text' } } }];
+    const app = await stackFile({ objects, data: [{ object: 'o', externalId: 'name', records: [{ name: 'a' }] }] });
+    const over = await stackFile({ data: [{ object: 'o', records: Array.from({ length: INPUT_LIMITS.records + 1 }, () => ({})) }] });
+    // The reading fails (main turns the SourceError into exit 2) before the database is opened.
+    for (const args of [[over], [app, '--drafts', over]]) {
+      await expect(publish([...args, '--tenant', tenant()], recordingIo(fresh, {}))).rejects.toThrow(
+        `${over} holds 500,001 seed records; bvl reads at most 500,000 per input`,
+      );
+      expect(existsSync(join(fresh, '.bvl'))).toBe(false);
+    }
     await rm(fresh, { recursive: true, force: true });
   });
 
