@@ -20,6 +20,10 @@ const cut = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 
  */
 export function describeDbError(e: unknown): string {
   const raw = e instanceof Error ? e.message : typeof e === 'string' ? e : String(e);
+  // A socket that broke under the driver is the same event, whether it was reading (pg: "Connection
+  // terminated unexpectedly") or writing — a COPY streaming rows — when the server ended the session:
+  // one wording for it, whichever side noticed first.
+  if (sqlState(e) === undefined && /^(read|write) (ECONNRESET|EPIPE)$|^socket hang up$/i.test(raw.trim())) return 'Connection terminated unexpectedly';
   let line = cut(firstLine(raw) || 'unknown database error', MAX_DB_MESSAGE);
   const { detail, hint } = (e ?? {}) as { detail?: unknown; hint?: unknown };
   if (sqlState(e)?.startsWith('23') && typeof detail === 'string' && detail.trim()) line += ` (${cut(firstLine(detail), MAX_DB_HINT)})`;
@@ -29,7 +33,8 @@ export function describeDbError(e: unknown): string {
 /** The SQLSTATE of a database error, when the driver gives one. */
 export function sqlState(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  // No SQLSTATE class begins with E; Node's socket errors do (EPIPE is five letters too).
+  return typeof code === 'string' && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code) ? code : undefined;
 }
 
 /** Whether an error means this connection is gone (the server ended it, the socket broke), while another may still work. */

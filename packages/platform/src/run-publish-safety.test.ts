@@ -132,6 +132,9 @@ describe('database messages', () => {
     expect(describeDbError(e)).toBe('out of shared memory (hint: You might need to increase max_locks_per_transaction.)');
     const dup = Object.assign(new Error('duplicate key value violates unique constraint "uq_x"'), { code: '23505', detail: 'Key (code)=(A1) already exists.' });
     expect(describeDbError(dup)).toBe('duplicate key value violates unique constraint "uq_x" (Key (code)=(A1) already exists.)');
+    // A broken socket reads the same whichever side noticed it (a COPY writing, a query reading).
+    for (const m of ['read ECONNRESET', 'write EPIPE', 'socket hang up', 'Connection terminated unexpectedly'])
+      expect(describeDbError(Object.assign(new Error(m), { code: m.includes('EPIPE') ? 'EPIPE' : 'ECONNRESET' }))).toBe('Connection terminated unexpectedly');
   });
 
   it.runIf(ENGINE === 'postgres')('from the server itself carry its hint', async () => {
