@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectFolder, collectStack, jsonDepth } from './collect-artifacts.ts';
+import { collectFolder, collectStack, screenBody } from './collect-artifacts.ts';
 
 const names = (doc: unknown) => collectStack(doc).artifacts.map((a) => `${a.type}/${a.name}`);
 
@@ -123,11 +123,11 @@ describe('collectFolder', () => {
   });
 });
 
-describe('jsonDepth', () => {
-  it('is iterative and capped', () => {
+describe('screenBody', () => {
+  it('stops at MAX_DEPTH: a body nested 100,000 deep is too deep, without exhausting the stack', () => {
     let v: unknown = 1;
     for (let i = 0; i < 100_000; i++) v = [v];
-    expect(jsonDepth(v, 10)).toBe(11);
-    expect(jsonDepth({ a: [{ b: 1 }] })).toBe(3);
+    expect(screenBody(v)).toBe(2);
+    expect(screenBody({ a: [{ b: 1 }] })).toBe(0);
   });
 });

@@ -67,37 +67,6 @@ export const UNREAD_STACK_KEYS: ReadonlySet<string> = new Set([
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
-/** Depth of a JSON value, computed iteratively and capped at `cap + 1`. (Only containers are stacked, each with its depth in a parallel array: no allocation per value.) */
-export function jsonDepth(value: unknown, cap = MAX_DEPTH): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  let max = 0;
-  const values: object[] = [value];
-  const depths: number[] = [1];
-  while (values.length > 0) {
-    const v = values.pop()!;
-    const d = depths.pop()!;
-    if (d > max) max = d;
-    if (max > cap) return max;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const child: unknown = v[i];
-        if (typeof child === 'object' && child !== null) {
-          values.push(child);
-          depths.push(d + 1);
-        }
-      }
-    } else
-      for (const k in v) {
-        const child = (v as Record<string, unknown>)[k];
-        if (typeof child === 'object' && child !== null) {
-          values.push(child);
-          depths.push(d + 1);
-        }
-      }
-  }
-  return max;
-}
-
 /**
  * The first value no database can store, or undefined: a string (value or key) holding a NUL
  * character (PostgreSQL text and jsonb reject U+0000), a number JSON parsed to ±Infinity
@@ -164,7 +133,7 @@ const UNSTORABLE = 1;
 const TOO_DEEP = 2;
 
 /**
- * One pass over a body for what {@link jsonDepth} and {@link findUnstorable} look for: TOO_DEEP as
+ * One pass over a body for its depth and for what {@link findUnstorable} looks for: TOO_DEEP as
  * soon as a container is deeper than MAX_DEPTH (the walk stops there, so recursion is bounded),
  * else UNSTORABLE when some value would be (findUnstorable then says which, as it always did),
  * else FINE. Allocates nothing per value.
@@ -221,7 +190,7 @@ export class ArtifactCollector {
 
   /** Adds one artifact body found at `source`; `fallbackName` names it when its body does not. */
   add(type: ArtifactType, body: unknown, source: ArtifactSource, fallbackName: string): void {
-    // jsonDepth and findUnstorable in one pass; findUnstorable runs again only to name what it found.
+    // Depth and storability in one pass; findUnstorable runs again only to name what it found.
     const screened = screenBody(body);
     if (screened === TOO_DEEP) {
       this.problem(

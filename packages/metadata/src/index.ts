@@ -16,7 +16,6 @@ export {
   FOLDER_DIRS,
   type FolderFile,
   findUnstorable,
-  jsonDepth,
   MAX_DEPTH,
   STACK_KEYS,
 } from './collect-artifacts.ts';
