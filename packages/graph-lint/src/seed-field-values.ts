@@ -25,16 +25,23 @@ export function* seedFieldValues(graph: Graph, accept: (field: FieldNode) => boo
     const object = graph.objects.get(seed.object);
     if (!object || object.invalid) continue;
     // Indexed loops: this walk visits every seeded value, twice per verify (cold code, mostly).
+    // Each key is resolved and judged once per seed (null: not walked).
+    const accepted = new Map<string, FieldNode | null>();
     const records = seed.def.records;
     for (let record = 0; record < records.length; record++) {
       const rec = records[record]!;
       const keys = Object.keys(rec);
       for (let k = 0; k < keys.length; k++) {
         const key = keys[k]!;
+        let field = accepted.get(key);
+        if (field === undefined) {
+          const f = resolveField(object, key);
+          field = !f || f.invalid || !accept(f) ? null : f;
+          accepted.set(key, field);
+        }
+        if (field === null) continue;
         const raw = rec[key];
         if (raw === null || raw === undefined || isCel(raw)) continue;
-        const field = resolveField(object, key);
-        if (!field || field.invalid || !accept(field)) continue;
         if (!Array.isArray(raw)) {
           yield { seed, object, field, record, key, value: raw, path: () => pointer('records', record, key) };
           continue;

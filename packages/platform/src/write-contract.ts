@@ -1,4 +1,4 @@
-import type { FieldDef, ObjectNode } from '@bvl/metadata';
+import type { FieldDef, FieldNode, ObjectNode } from '@bvl/metadata';
 
 /** Field types ObjectStack's record validator checks `maxLength` on. */
 const TEXT_TYPES = new Set(['text', 'textarea', 'email', 'url', 'phone', 'password', 'markdown', 'html', 'richtext', 'code']);
@@ -25,8 +25,7 @@ export interface ContractProblem {
  * it; a text value may not be longer than the field's `maxLength`. Pure; the first problem wins.
  */
 export function writeContractProblem(object: ObjectNode, record: Readonly<Record<string, unknown>>, write: 'insert' | 'update'): ContractProblem | undefined {
-  for (const field of object.fields.values()) {
-    if (field.invalid || field.system) continue;
+  for (const field of judgedFields(object)) {
     const { def, name } = field;
     const given = Object.hasOwn(record, name);
     const value = record[name];
@@ -47,4 +46,20 @@ export function writeContractProblem(object: ObjectNode, record: Readonly<Record
       };
   }
   return undefined;
+}
+
+/** The fields of an object the contract can refuse a record on (required, or text with a maxLength), in field order; a seed asks once per record. */
+const JUDGED = new WeakMap<ObjectNode, readonly FieldNode[]>();
+function judgedFields(object: ObjectNode): readonly FieldNode[] {
+  let fields = JUDGED.get(object);
+  if (fields === undefined) {
+    fields = [...object.fields.values()].filter(
+      (f) =>
+        !f.invalid &&
+        !f.system &&
+        ((f.def.required === true && !COMPUTED_TYPES.has(f.def.type)) || (typeof f.def.maxLength === 'number' && TEXT_TYPES.has(f.def.type))),
+    );
+    JUDGED.set(object, fields);
+  }
+  return fields;
 }

@@ -13,27 +13,40 @@ export default defineRule({
   *check(graph) {
     for (const seed of graph.seeds.values()) {
       if (seed.invalid || seed.mode === 'insert') continue;
+      // Keyed by the key's JSON text; a single string key (the common case) by the string itself,
+      // in its own map: the same partition of the records, without a JSON text per record.
       const first = new Map<string, number>();
+      const firstText = new Map<string, number>();
       const records = seed.def.records;
-      const distinct = new Set<string>();
+      const single = seed.externalId.length === 1 ? seed.externalId[0]! : undefined;
       const repeats: Array<{ i: number; first: number; key: string }> = [];
-      for (const [i, rec] of records.entries()) {
+      for (let i = 0; i < records.length; i++) {
+        const rec = records[i]!;
+        if (single !== undefined) {
+          const v = rec[single];
+          if (typeof v === 'string') {
+            const at = firstText.get(v);
+            if (at === undefined) firstText.set(v, i);
+            else repeats.push({ i, first: at, key: JSON.stringify([v]) });
+            continue;
+          }
+        }
         const values = seed.externalId.map((k) => rec[k]);
         if (values.some((v) => v === null || v === undefined || (typeof v === 'object' && 'dialect' in v))) continue;
         const key = JSON.stringify(values);
-        distinct.add(key);
         const at = first.get(key);
         if (at === undefined) first.set(key, i);
         else repeats.push({ i, first: at, key });
       }
-      const keyless = records.length - [...first.values()].length - repeats.length;
+      const distinct = first.size + firstText.size;
+      const keyless = records.length - distinct - repeats.length;
       for (const r of repeats) {
         const shown = seed.externalId.length === 1 ? q(records[r.i]![seed.externalId[0]!]) : r.key;
         yield {
           code: 'seed_duplicate_key',
           artifact: { type: 'seed', name: seed.name },
           ref: { type: 'object', name: seed.object, member: seed.externalId.join(',') },
-          message: `Seed ${q(seed.name)} record ${r.i} has the natural key ${shown} of record ${r.first} (${seed.externalId.join(' + ')}): the ${seed.mode} merges them and record ${r.i} wins, so object ${q(seed.object)} gets ${distinct.size + keyless} rows for ${records.length} records and record ${r.first}'s values are lost.`,
+          message: `Seed ${q(seed.name)} record ${r.i} has the natural key ${shown} of record ${r.first} (${seed.externalId.join(' + ')}): the ${seed.mode} merges them and record ${r.i} wins, so object ${q(seed.object)} gets ${distinct + keyless} rows for ${records.length} records and record ${r.first}'s values are lost.`,
           fix: `Give record ${r.i} its own ${seed.externalId.join(' + ')}, or merge the two records into one.`,
           path: pointer('records', r.i, seed.externalId[0]!),
         };

@@ -120,11 +120,23 @@ export default defineRule({
         (f) => !f.invalid && f.def.unique !== undefined && f.def.unique !== false && !(f.name === singleKey && seed.mode !== 'insert'),
       );
       const seen = new Map<string, Map<string, number>>();
-      for (const [i, rec] of seed.def.records.entries()) {
-        for (const [key, v] of Object.entries(rec)) {
+      // Indexed loops and one field lookup per key of the seed: this walks every seeded value.
+      const judged = new Map<string, FieldNode | null>();
+      const records = seed.def.records;
+      for (let i = 0; i < records.length; i++) {
+        const rec = records[i]!;
+        const keys = Object.keys(rec);
+        for (let k = 0; k < keys.length; k++) {
+          const key = keys[k]!;
+          const v = rec[key];
           if (v === null || v === undefined || isCel(v)) continue;
-          const field = resolveField(obj, key);
-          if (!field || field.invalid || field.system) continue;
+          let field = judged.get(key);
+          if (field === undefined) {
+            const f = resolveField(obj, key);
+            field = !f || f.invalid || f.system ? null : f;
+            judged.set(key, field);
+          }
+          if (field === null) continue;
           const bad = wrongType(field, v);
           if (bad)
             yield problem(
