@@ -62,8 +62,8 @@ describe('decideSeedWrites', () => {
           [1, 'rowB'],
         ],
         seen: [
-          ['["A"]', 'new0'],
-          ['["B"]', 'rowB'],
+          ['A', 'new0'],
+          ['B', 'rowB'],
         ],
       },
     },
@@ -86,13 +86,18 @@ describe('decideSeedWrites', () => {
           [0, 'rowA'],
           [1, 'rowA'],
         ],
-        seen: [['["A"]', 'rowA']],
+        seen: [['A', 'rowA']],
       },
     },
     {
       name: 'a key an earlier chunk wrote updates that row',
-      input: { mode: 'upsert', records: [{ name: 'A', code: 'a' }], seen: [['["A"]', 'rowA']] as Array<[string, string]> },
-      want: { ...none, inserts: [], updates: [[0, 'rowA', { name: 'A', code: 'a' }]], rowIds: [[0, 'rowA']], seen: [['["A"]', 'rowA']] },
+      input: { mode: 'upsert', records: [{ name: 'A', code: 'a' }], seen: [['A', 'rowA']] as Array<[string, string]> },
+      want: { ...none, inserts: [], updates: [[0, 'rowA', { name: 'A', code: 'a' }]], rowIds: [[0, 'rowA']], seen: [['A', 'rowA']] },
+    },
+    {
+      name: 'a number key and the string of its digits are one key (matched by the column text): the later merges',
+      input: { mode: 'upsert', records: [{ name: 5, code: 'a' }, { name: '5', code: 'b' }] },
+      want: { ...none, merged: 1, inserts: [[0, 'new0', { name: '5', code: 'b' }]], updates: [], rowIds: [[0, 'new0'], [1, 'new0']], seen: [['5', 'new0']] },
     },
     {
       name: 'ignore: an existing row is left as it is',
@@ -102,7 +107,7 @@ describe('decideSeedWrites', () => {
     {
       name: 'insert: always a new row, even for a known key',
       input: { mode: 'insert', records: [{ name: 'A', code: 'a' }], matches: [[0, 'rowA']] as Array<[number, string]> },
-      want: { ...none, inserts: [[0, 'new0', { name: 'A', code: 'a' }]], updates: [], rowIds: [[0, 'new0']], seen: [['["A"]', 'new0']] },
+      want: { ...none, inserts: [[0, 'new0', { name: 'A', code: 'a' }]], updates: [], rowIds: [[0, 'new0']], seen: [['A', 'new0']] },
     },
     {
       name: 'update: a key with no row writes nothing and is a failure',

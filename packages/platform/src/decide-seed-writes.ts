@@ -46,6 +46,9 @@ export interface SeedWrites {
 export const keyText = (values: readonly unknown[]): string | undefined =>
   values.some((v) => v === null || v === undefined) ? undefined : JSON.stringify(values.map(String));
 
+/** A single-field key: the value's text (what keyText's JSON holds), undefined when missing. */
+const singleKey = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : typeof v === 'string' ? v : String(v));
+
 /**
  * Decides, pure, what each prepared record of a chunk writes under the seed's mode: insert (a new
  * key, mode `insert`, or no usable externalId), update (its key has a row), skip (`ignore` and a
@@ -63,9 +66,12 @@ export function decideSeedWrites(input: DecideInput): SeedWrites {
   let failed = 0;
   let skipped = 0;
   let merged = 0;
+  // One key field: its text is the key (the same partition as keyText's, and the string the
+  // record already holds, whose hash the engine has: a seed of a million rows looks each one up).
+  const single = seed.externalId.length === 1 ? seed.externalId[0]! : undefined;
   for (const p of input.chunk) {
     if (matches.get(p.index) === '') continue; // its key could not be matched: reported, not written
-    const key = keyless ? undefined : keyText(seed.externalId.map((k) => p.row[k]));
+    const key = keyless ? undefined : single !== undefined ? singleKey(p.row[single]) : keyText(seed.externalId.map((k) => p.row[k]));
     const existing = key === undefined ? undefined : (seen.get(key) ?? matches.get(p.index));
     const write = seed.mode === 'insert' || existing === undefined ? 'insert' : seed.mode === 'ignore' ? 'skip' : 'update';
     if (seed.mode === 'update' && existing === undefined) {

@@ -1,4 +1,4 @@
-import { type Graph, type ObjectNode, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
+import { type FieldNode, type Graph, type ObjectNode, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 import { seedFieldValues } from '../seed-field-values.ts';
@@ -64,7 +64,12 @@ export default defineRule({
   },
   *check(graph) {
     const cache = new Map<string, { keys: Set<string>; by: string } | null>();
-    for (const sv of seedFieldValues(graph, (f) => RELATION_TYPES.has(f.def.type) && referenceOf(f.def) !== undefined)) {
+    // Whether a value is no finding: its target is not judged, it matches a natural key, or it is a row id.
+    const fine = (field: FieldNode, v: unknown) => {
+      const nk = naturalKeys(graph, referenceOf(field.def)!, cache);
+      return !nk || ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) || (typeof v === 'string' && ROW_ID.test(v));
+    };
+    for (const sv of seedFieldValues(graph, (f) => RELATION_TYPES.has(f.def.type) && referenceOf(f.def) !== undefined, fine)) {
       const target = referenceOf(sv.field.def)!;
       const nk = naturalKeys(graph, target, cache);
       if (!nk) continue;

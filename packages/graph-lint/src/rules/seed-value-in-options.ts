@@ -1,4 +1,4 @@
-import { type FieldDef, optionValues } from '@bvl/metadata';
+import { type FieldDef, type FieldNode, optionValues } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q } from '../describe-names.ts';
 import { seedFieldValues } from '../seed-field-values.ts';
@@ -26,9 +26,11 @@ function optionsOf(def: FieldDef): { allowed: Set<string>; labels: Map<string, s
 export default defineRule({
   meta: { name: 'seed-value-in-options', codes: ['seed_value_not_in_options'], docs: "Seed values of select-like fields are among the field's option values." },
   *check(graph) {
-    for (const sv of seedFieldValues(graph, (f) => CHOICE_TYPES.has(f.def.type) && optionsOf(f.def) !== null)) {
+    const text = (v: unknown) => (typeof v === 'object' ? (JSON.stringify(v) ?? 'null') : String(v));
+    const fine = (f: FieldNode, v: unknown) => optionsOf(f.def)!.allowed.has(text(v));
+    for (const sv of seedFieldValues(graph, (f) => CHOICE_TYPES.has(f.def.type) && optionsOf(f.def) !== null, fine)) {
       const { allowed, labels } = optionsOf(sv.field.def)!;
-      const s = typeof sv.value === 'object' ? (JSON.stringify(sv.value) ?? 'null') : String(sv.value);
+      const s = text(sv.value);
       if (allowed.has(s)) continue;
       const path = sv.path();
       const fixValue =
