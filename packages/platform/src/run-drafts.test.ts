@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestPlatform, tenants } from '../test/test-platform.ts';
 import { BODY_CACHE } from './body-cache.ts';
 import type { Platform } from './open-platform.ts';
-import { discardDrafts, listDrafts, readOverlay, stageDrafts } from './run-drafts.ts';
+import { discardDrafts, listDrafts, readOverlay, STAGE_BATCH, STAGE_BYTES, stageBatches, stageDrafts } from './run-drafts.ts';
 import { ScopeError } from './scope.ts';
 
 let platform: Platform;
@@ -85,6 +85,33 @@ describe('draft store', () => {
     // A cache emptied by another call while reading still yields every body.
     BODY_CACHE.of(scope.tenant).clear();
     expect((await readOverlay(platform, scope)).drafts.artifacts[0]!.body).toMatchObject({ label: 'Two' });
+  });
+
+  it('stages in statements of at most STAGE_BATCH rows and STAGE_BYTES of body text, a heavier body alone, in order', () => {
+    const row = (n: number, i: number) => ({ i, body: 'x'.repeat(n) });
+    const sizes = [10, STAGE_BYTES + 1, 10, STAGE_BYTES / 2, STAGE_BYTES / 2, 1, ...Array.from({ length: STAGE_BATCH + 5 }, () => 1)];
+    const batches = [...stageBatches(sizes.map((n, i) => row(n, i)))];
+    expect(batches.flat().map((r) => r.i)).toEqual(sizes.map((_, i) => i));
+    for (const b of batches) {
+      expect(b.length).toBeLessThanOrEqual(STAGE_BATCH);
+      if (b.length > 1) expect(b.reduce((n, r) => n + r.body.length, 0)).toBeLessThanOrEqual(STAGE_BYTES);
+    }
+    // 10 | the heavy one alone | 10 + half | half + 1 + 1 … up to STAGE_BATCH rows | the rest.
+    expect(batches.map((b) => b.length)).toEqual([1, 1, 2, STAGE_BATCH, sizes.length - 4 - STAGE_BATCH]);
+  });
+
+  it('stages seeds heavier together than one staging statement carries, and reads them back whole', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    const records = (k: number) => Array.from({ length: 40_000 }, (_, i) => ({ code: `S${k}-${i}`, title: 'y'.repeat(60) }));
+    const set = collectStack({
+      objects: [{ name: 'heavy', fields: { code: { type: 'text' }, title: { type: 'text' } } }],
+      data: [1, 2, 3].map((k) => ({ object: 'heavy', externalId: 'code', records: records(k) })),
+    });
+    expect(await stageDrafts(platform, scope, set)).toEqual({ staged: 4 });
+    const overlay = await readOverlay(platform, scope);
+    const seeds = overlay.drafts.artifacts.filter((a) => a.type === 'seed');
+    expect(seeds.map((a) => (a.body as { records: unknown[] }).records.length)).toEqual([40_000, 40_000, 40_000]);
+    expect(seeds.map((a) => (a.body as { records: Array<{ code: string }> }).records.at(-1)!.code).sort()).toEqual(['S1-39999', 'S2-39999', 'S3-39999']);
   });
 
   it('refuses a hostile tenant or package id before any SQL', async () => {

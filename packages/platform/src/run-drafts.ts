@@ -11,6 +11,29 @@ import { storedJson, toStoredArtifact } from './stored-artifact.ts';
 /** Rows written per INSERT when staging (keeps each statement well under the parameter limit). */
 export const STAGE_BATCH = 200;
 
+/**
+ * Body text one staging INSERT carries at most: a large body (a seed of 500,000 records is ~40 MB
+ * of JSON) goes in a statement of its own, so no statement binds two of them (PGlite holds each
+ * statement's parameters, and their jsonb, in its fixed WebAssembly memory).
+ */
+export const STAGE_BYTES = 8 * 1024 * 1024;
+
+/** Rows in batches of at most STAGE_BATCH rows and STAGE_BYTES of body text (a heavier body alone). */
+export function* stageBatches<T extends { readonly body: string }>(rows: readonly T[]): Generator<T[]> {
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    if (batch.length > 0 && (batch.length >= STAGE_BATCH || bytes + row.body.length > STAGE_BYTES)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(row);
+    bytes += row.body.length;
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** A staged draft as listed. */
 export interface DraftSummary {
   readonly type: string;
@@ -51,10 +74,10 @@ export async function stageDrafts(ctx: PlatformContext, scope: PackageScope, inp
       tombstone: false,
     };
   });
-  for (let i = 0; i < rows.length; i += STAGE_BATCH) {
+  for (const batch of stageBatches(rows)) {
     await ctx.db
       .insertInto('bvl.metadata_items')
-      .values(rows.slice(i, i + STAGE_BATCH))
+      .values(batch)
       .onConflict((oc) =>
         oc.columns(['tenant_id', 'package', 'type', 'name', 'state']).doUpdateSet((eb) => ({
           body: eb.ref('excluded.body'),
