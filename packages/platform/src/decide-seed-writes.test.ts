@@ -96,8 +96,24 @@ describe('decideSeedWrites', () => {
     },
     {
       name: 'a number key and the string of its digits are one key (matched by the column text): the later merges',
-      input: { mode: 'upsert', records: [{ name: 5, code: 'a' }, { name: '5', code: 'b' }] },
-      want: { ...none, merged: 1, inserts: [[0, 'new0', { name: '5', code: 'b' }]], updates: [], rowIds: [[0, 'new0'], [1, 'new0']], seen: [['5', 'new0']] },
+      input: {
+        mode: 'upsert',
+        records: [
+          { name: 5, code: 'a' },
+          { name: '5', code: 'b' },
+        ],
+      },
+      want: {
+        ...none,
+        merged: 1,
+        inserts: [[0, 'new0', { name: '5', code: 'b' }]],
+        updates: [],
+        rowIds: [
+          [0, 'new0'],
+          [1, 'new0'],
+        ],
+        seen: [['5', 'new0']],
+      },
     },
     {
       name: 'ignore: an existing row is left as it is',

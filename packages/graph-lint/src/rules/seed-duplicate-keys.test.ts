@@ -57,7 +57,9 @@ describe(`${rule.meta.name}: messages`, () => {
     const rows = before + 2 + 1;
     expect(found).toEqual([
       expect.stringMatching(new RegExp(`record ${before + 2} has the natural key "7" of record ${before} .* gets ${rows} rows for ${total} records`)),
-      expect.stringMatching(new RegExp(`record ${before + 4} has the natural key "${seed.records[0].name}" of record 0 .* gets ${rows} rows for ${total} records`)),
+      expect.stringMatching(
+        new RegExp(`record ${before + 4} has the natural key "${seed.records[0].name}" of record 0 .* gets ${rows} rows for ${total} records`),
+      ),
     ]);
   });
 });
