@@ -61,18 +61,27 @@ function seedStack(rows: number): ArtifactSet {
   );
 }
 
-/** Samples RSS every 20 ms while `fn` runs: its peak, over what the process held before. */
-async function withPeak<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; before: number; peak: number }> {
+/**
+ * Samples RSS and the JS heap every 20 ms while `fn` runs: their peaks, over what the process held
+ * before. (RSS keeps what an earlier step freed, so a small run can show no RSS growth at all; the
+ * heap's peak over its level before, after a GC when --expose-gc is given, is what `fn` held.)
+ */
+async function withPeak<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; before: number; peak: number; heap: number }> {
   global.gc?.();
   const before = process.memoryUsage.rss();
+  const heapBefore = process.memoryUsage().heapUsed;
   let peak = before;
+  let heapPeak = heapBefore;
   const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
+    const m = process.memoryUsage();
+    peak = Math.max(peak, m.rss);
+    heapPeak = Math.max(heapPeak, m.heapUsed);
   }, 20);
   const t0 = performance.now();
   try {
     const value = await fn();
-    return { value, ms: performance.now() - t0, before, peak: Math.max(peak, process.memoryUsage.rss()) };
+    const m = process.memoryUsage();
+    return { value, ms: performance.now() - t0, before, peak: Math.max(peak, m.rss), heap: Math.max(heapPeak, m.heapUsed) - heapBefore };
   } finally {
     clearInterval(timer);
   }
@@ -165,7 +174,7 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     if (first.value.outcome !== 'published') throw new Error(`the seed bench did not publish: ${first.value.outcome}`);
     const a = first.value.seedApplied;
     log(
-      `[${label}] ${rows.toLocaleString('en-US')} rows in ${seedsOf - 1} seed artifacts (+50 lookup targets): stage ${ms(staged)}; first publish ${ms(first.ms)} (${a.inserted} inserted, ${a.errors.length} errors, ${Math.round((a.inserted / first.ms) * 1000)} rows/s); RSS ${Math.round(first.before / MB)} MB before, peak ${Math.round(first.peak / MB)} MB (+${Math.round((first.peak - first.before) / MB)} MB)`,
+      `[${label}] ${rows.toLocaleString('en-US')} rows in ${seedsOf - 1} seed artifacts (+50 lookup targets): stage ${ms(staged)}; first publish ${ms(first.ms)} (${a.inserted} inserted, ${a.errors.length} errors, ${Math.round((a.inserted / first.ms) * 1000)} rows/s); RSS ${Math.round(first.before / MB)} MB before, peak ${Math.round(first.peak / MB)} MB (+${Math.round((first.peak - first.before) / MB)} MB); JS heap peak +${Math.round(first.heap / MB)} MB`,
     );
     t0 = performance.now();
     await stageDrafts(platform, scope, set);
@@ -174,7 +183,7 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     if (replay.value.outcome !== 'published') throw new Error(`the seed bench replay did not publish: ${replay.value.outcome}`);
     const r = replay.value.seedApplied;
     log(
-      `[${label}] replay (stage again ${ms(restaged)}): ${ms(replay.ms)} (${r.updated} updated, ${r.inserted} inserted, ${r.errors.length} errors); RSS ${Math.round(replay.before / MB)} MB before, peak ${Math.round(replay.peak / MB)} MB (+${Math.round((replay.peak - replay.before) / MB)} MB)`,
+      `[${label}] replay (stage again ${ms(restaged)}): ${ms(replay.ms)} (${r.updated} updated, ${r.inserted} inserted, ${r.errors.length} errors); RSS ${Math.round(replay.before / MB)} MB before, peak ${Math.round(replay.peak / MB)} MB (+${Math.round((replay.peak - replay.before) / MB)} MB); JS heap peak +${Math.round(replay.heap / MB)} MB`,
     );
     // The seed writer alone (applySeeds), without the publish around it (reading the drafts, the
     // gate over every record, the DDL): the same seeds into a tenant whose tables a publish made.
@@ -206,7 +215,7 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
       `[${label}] the seed writer alone: first ${ratio(writerMs, raw.unnestBare)} the raw INSERT … unnest (bare), ${ratio(writerMs, raw.copyBare)} raw COPY (bare), ${ratio(writerMs, raw.copySame)} raw COPY (same table); replay ${ratio(writerReplayMs, raw.unnestBare)}, ${ratio(writerReplayMs, raw.copyBare)}, ${ratio(writerReplayMs, raw.copySame)}`,
     );
     log(
-      `[${label}] first publish ${ratio(first.ms, raw.unnestBare)} the raw INSERT … unnest (bare), ${ratio(first.ms, raw.copyBare)} raw COPY (bare), ${ratio(first.ms, raw.copySame)} raw COPY (same table); replay ${ratio(replay.ms, raw.unnestBare)}, ${ratio(replay.ms, raw.copyBare)}, ${ratio(replay.ms, raw.copySame)}; peak RSS over the staged process ${Math.round((first.peak - first.before) / rows)} B/row (first), ${Math.round((replay.peak - replay.before) / rows)} B/row (replay); process peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+      `[${label}] first publish ${ratio(first.ms, raw.unnestBare)} the raw INSERT … unnest (bare), ${ratio(first.ms, raw.copyBare)} raw COPY (bare), ${ratio(first.ms, raw.copySame)} raw COPY (same table); replay ${ratio(replay.ms, raw.unnestBare)}, ${ratio(replay.ms, raw.copyBare)}, ${ratio(replay.ms, raw.copySame)}; peak RSS over the staged process ${Math.round((first.peak - first.before) / rows)} B/row (first), ${Math.round((replay.peak - replay.before) / rows)} B/row (replay); JS heap peak ${Math.round(first.heap / rows)} B/row (first), ${Math.round(replay.heap / rows)} B/row (replay); process peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
     );
     const n = `${rows / 1_000_000}M`;
     return [
