@@ -1,3 +1,4 @@
+import { testEngines } from '@bvl/test-support/test-engines';
 import { defineConfig } from 'vitest/config';
 
 // isolate: false — a worker keeps its module cache between test files (no test mocks modules or
@@ -5,23 +6,17 @@ import { defineConfig } from 'vitest/config';
 const bounds = { testTimeout: 120_000, hookTimeout: 120_000, isolate: false };
 
 // Every command test runs on embedded PGlite; `bvl publish` runs a second time on PostgreSQL when
-// DATABASE_URL is set (CI sets it), so both engines are proven in one `npm test`.
+// DATABASE_URL is set, so both engines are proven in one `npm test`. BVL_TEST_ENGINES=postgres
+// (test-engines.mjs) runs every command test on PostgreSQL alone.
+const engines = testEngines();
+const all = ['src/**/*.test.ts'];
+const onBoth = ['src/commands/publish*.test.ts', 'src/commands/build.test.ts', 'src/commands/eval.test.ts', 'src/commands/eval-process.test.ts'];
+
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'pglite', include: ['src/**/*.test.ts'], env: { BVL_TEST_ENGINE: 'pglite' }, ...bounds } },
-      ...(process.env.DATABASE_URL
-        ? [
-            {
-              test: {
-                name: 'postgres',
-                include: ['src/commands/publish*.test.ts', 'src/commands/build.test.ts', 'src/commands/eval.test.ts', 'src/commands/eval-process.test.ts'],
-                env: { BVL_TEST_ENGINE: 'postgres' },
-                ...bounds,
-              },
-            },
-          ]
-        : []),
+      ...(engines.pglite ? [{ test: { name: 'pglite', include: all, env: { BVL_TEST_ENGINE: 'pglite' }, ...bounds } }] : []),
+      ...(engines.postgres ? [{ test: { name: 'postgres', include: engines.pglite ? onBoth : all, env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }] : []),
     ],
   },
 });

@@ -1,3 +1,4 @@
+import { testEngines } from '@bvl/test-support/test-engines';
 import { defineConfig } from 'vitest/config';
 
 // isolate: false — a worker keeps its module cache between test files (no test mocks modules or
@@ -16,24 +17,40 @@ const DATABASE_SUITES = [
 // The job queue is pg-boss, which needs PostgreSQL: it runs in the postgres project only.
 const POSTGRES_ONLY = ['src/run-eval-queue.test.ts'];
 
-// The database suites run on embedded PGlite always, and a second time on PostgreSQL when
-// DATABASE_URL is set (CI sets it), so the golden suite is proven on both engines in one `npm test`.
+// The database suites run on embedded PGlite, and a second time on PostgreSQL when DATABASE_URL is
+// set, so the golden suite is proven on both engines in one `npm test`. BVL_TEST_ENGINES
+// (test-engines.mjs) narrows it to one engine, whose project then runs every suite.
+const engines = testEngines();
+
 export default defineConfig({
   test: {
     projects: [
-      {
-        test: {
-          name: 'pglite',
-          include: ['src/**/*.test.ts'],
-          exclude: POSTGRES_ONLY,
-          env: { BVL_TEST_ENGINE: 'pglite' },
-          // One migrated PGlite is built once and dumped; every database suite starts its own database from it.
-          globalSetup: ['./test/global-setup.js'],
-          ...bounds,
-        },
-      },
-      ...(process.env.DATABASE_URL
-        ? [{ test: { name: 'postgres', include: [...DATABASE_SUITES, ...POSTGRES_ONLY], env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }]
+      ...(engines.pglite
+        ? [
+            {
+              test: {
+                name: 'pglite',
+                include: ['src/**/*.test.ts'],
+                exclude: POSTGRES_ONLY,
+                env: { BVL_TEST_ENGINE: 'pglite' },
+                // One migrated PGlite is built once and dumped; every database suite starts its own database from it.
+                globalSetup: ['./test/global-setup.js'],
+                ...bounds,
+              },
+            },
+          ]
+        : []),
+      ...(engines.postgres
+        ? [
+            {
+              test: {
+                name: 'postgres',
+                include: engines.pglite ? [...DATABASE_SUITES, ...POSTGRES_ONLY] : ['src/**/*.test.ts'],
+                env: { BVL_TEST_ENGINE: 'postgres' },
+                ...bounds,
+              },
+            },
+          ]
         : []),
     ],
   },

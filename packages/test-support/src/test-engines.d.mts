@@ -1,0 +1,1 @@
+export declare function testEngines(env?: Record<string, string | undefined>): { pglite: boolean; postgres: boolean };

@@ -1,0 +1,35 @@
+// Which database engines a suite runs on. Plain JavaScript: the packages' vitest configs import it.
+// By default every database suite runs on embedded PGlite, and a second time on PostgreSQL when
+// DATABASE_URL is set. BVL_TEST_ENGINES (a comma list of `pglite`, `postgres`) narrows that: CI runs
+// its first Node on PostgreSQL only and its second on PGlite only, so each engine and each Node runs
+// the whole suite once. With one engine, its project runs every test file (the pure ones too).
+
+const KNOWN = ['pglite', 'postgres'];
+
+/**
+ * The engines to run: `{ pglite, postgres }`. Throws, naming the fix, on an unknown engine or on
+ * `postgres` without DATABASE_URL.
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {{ pglite: boolean, postgres: boolean }}
+ */
+export function testEngines(env = process.env) {
+  const hasUrl = env.DATABASE_URL !== undefined && env.DATABASE_URL !== '';
+  const listed = env.BVL_TEST_ENGINES?.trim();
+  if (!listed) return { pglite: true, postgres: hasUrl };
+  const names = listed
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  const unknown = names.filter((n) => !KNOWN.includes(n));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new Error(
+      `BVL_TEST_ENGINES=${listed}: unknown engine ${unknown.join(', ') || '(none)'}; use a comma list of ${KNOWN.join(', ')}, or unset it for both`,
+    );
+  }
+  if (names.includes('postgres') && !hasUrl) {
+    throw new Error(
+      `BVL_TEST_ENGINES=${listed} names postgres but DATABASE_URL is not set: set it (postgres://user@host:5432/db) or drop postgres from the list`,
+    );
+  }
+  return { pglite: names.includes('pglite'), postgres: names.includes('postgres') };
+}
