@@ -153,6 +153,8 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
         signal: options.signal,
         afterDdlStep: options.afterDdlStep,
         lockWaitMs: options.ddlLockWaitMs ?? PUBLISH_LOCK_TIMEOUT_MS,
+        dropData: options.dropData,
+        lockTable: options.lockTable,
       });
       options.onStaged?.(staged);
     }
