@@ -100,7 +100,7 @@ export {
 } from './run-package-lock.ts';
 export { packageExists, packagesOf } from './run-packages.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
-export { latestProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
+export { latestProbeResult, previousProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
 export {
   PUBLISH_LOCK_TIMEOUT_MS,
   type PublishedItem,

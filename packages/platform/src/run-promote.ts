@@ -112,6 +112,7 @@ export type Promotion =
       issues: BuildIssue[];
       checked: Checked;
       packageArtifacts: Array<{ type: string; name: string }>;
+      changed: Array<{ type: string; name: string }>;
     };
 
 /** The gate (or the republish check) refused: nothing changes. */
@@ -272,6 +273,18 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
   for (const r of [...retired, ...overlay.retired]) mine.delete(`${r.type}\u0000${r.name}`);
   const packageArtifacts = [...mine.values()].sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
 
+  // What this publish changed (what a republish's probes must look at again): drafts whose content
+  // is new or differs from what was active, what it retired, and each table its DDL changed.
+  const before = new Map(active.filter((r) => r.package === scope.package).map((r) => [`${r.type}\u0000${r.name}`, r.contentHash]));
+  const changed = new Map<string, { type: string; name: string }>();
+  const mark = (type: string, name: string) => changed.set(`${type}\u0000${name}`, { type, name });
+  for (const d of drafts) {
+    const was = before.get(`${d.type}\u0000${d.name}`);
+    if (d.tombstone || was === undefined || was !== d.contentHash) mark(d.type, d.name);
+  }
+  for (const r of [...retired, ...overlay.retired]) mark(r.type, r.name);
+  for (const step of steps) mark('object', step.table);
+
   const items = promoted
     .map((p) => ({ type: p.type, name: p.name, version: p.version }))
     .sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
@@ -286,6 +299,7 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
     issues: [...gate.issues, ...check.warnings],
     checked: gate.checked,
     packageArtifacts,
+    changed: [...changed.values()],
   };
 }
 
@@ -309,6 +323,7 @@ async function resume(trx: Kysely<BvlDatabase>, scope: PackageScope, resumed: nu
     issues: [],
     checked: published.checked,
     packageArtifacts: mine.map((r) => ({ type: r.type, name: r.name })),
+    changed: [],
   };
 }
 

@@ -46,6 +46,12 @@ export type PublishResult =
       /** Every artifact the package publishes now (what its probes cover), sorted by type and name. */
       readonly packageArtifacts: ReadonlyArray<{ readonly type: string; readonly name: string }>;
       /**
+       * What this publish changed: artifacts whose content is new or differs from what was active,
+       * those it retired, and (as objects) each table its DDL changed. An artifact in
+       * packageArtifacts and not here republished unchanged (or was not in the draft set).
+       */
+      readonly changed: ReadonlyArray<{ readonly type: string; readonly name: string }>;
+      /**
        * The earlier publish (its log id) whose seeds never finished — the process stopped while
        * seeding, or a database failure stopped them — and that this publish applied again (a
        * `seeds_resumed` warning says so). With no drafts, applying them is all this publish did.
@@ -271,6 +277,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
     retired: promotion.retired,
     publishId: logId!,
     packageArtifacts: promotion.packageArtifacts,
+    changed: promotion.changed,
     ...(promotion.resumed !== undefined ? { resumed: promotion.resumed } : {}),
   };
 }
