@@ -25,7 +25,7 @@ export interface CarryInput {
   readonly graph: Graph;
   /** Artifacts the publish changed: new or changed content, retired, and each table its DDL changed (as an object). */
   readonly changed: ReadonlyArray<ArtifactRef>;
-  /** Objects whose rows the publish's seeds wrote, deleted or failed to write. */
+  /** Objects whose rows the publish's seeds inserted, changed, deleted or failed to write (a changed seed's object counts without being named here). */
   readonly seededObjects: ReadonlySet<string>;
   readonly previous: PreviousProbes | undefined;
 }
@@ -39,7 +39,7 @@ export const carriedReason = (publishId: number): string =>
 /**
  * Which probes of a republish need not run again (issue 21: probes scale with what changed): an
  * artifact the publish did not change, none of whose inputs it changed, that the previous publish's
- * probes checked. An object's inputs are its table and the rows seeds wrote into it; a view reads
+ * probes checked. An object's inputs are its table, its seeds and the rows they wrote; a view reads
  * its object and the objects its lookups point at; a dashboard's widgets read their datasets and
  * what those read (the base object, its lookups, and each object an `include` or a dotted field
  * path walks to); a seed is judged from its object's rows and its own report. What the previous
@@ -52,7 +52,12 @@ export function planCarry(input: CarryInput): Carried | undefined {
   if (!previous) return undefined;
   const changed = new Set(input.changed.map((a) => slot(a.type, a.name)));
   const dirtyObjects = new Set<string>(input.seededObjects);
-  for (const a of input.changed) if (a.type === 'object') dirtyObjects.add(a.name);
+  for (const a of input.changed) {
+    if (a.type === 'object') dirtyObjects.add(a.name);
+    // A changed seed's records are its object's rows now.
+    const seeded = a.type === 'seed' ? graph.seeds.get(a.name)?.object : undefined;
+    if (seeded !== undefined) dirtyObjects.add(seeded);
+  }
   const lookupsOf = (object: string): string[] => {
     const o = graph.objects.get(object);
     if (!o) return [];

@@ -244,8 +244,8 @@ const zero = () => ({ seeds: 0, views: 0, widgets: 0, objects: 0 });
 /**
  * What a republish's probes carry over from the package's previous publish (issue 21: probes scale
  * with what changed; see planCarry): nothing when that publish was not probed, or when this one's
- * seeds were interrupted (which rows landed is not known). Objects whose rows the seeds wrote,
- * deleted or failed to write count as changed.
+ * seeds were interrupted (which rows landed is not known). Objects whose rows the seeds inserted,
+ * changed, deleted or failed to write count as changed.
  */
 async function planCarryOver(
   ctx: PlatformContext,
@@ -257,7 +257,8 @@ async function planCarryOver(
   if (!stored) return undefined;
   const report = stored.report as { skipped?: unknown; unavailable?: unknown };
   const seeded = new Set<string>();
-  for (const s of result.seedApplied.seeds) if (s.inserted + s.updated + (s.deleted ?? 0) + s.failed > 0) seeded.add(s.object);
+  // Rows matched and left as they were (`updated` without `changed`) are no change.
+  for (const s of result.seedApplied.seeds) if (s.inserted + (s.changed ?? 0) + (s.deleted ?? 0) + s.failed > 0) seeded.add(s.object);
   for (const e of result.seedApplied.errors) seeded.add(e.object);
   return planCarry({
     graph: result.graph,
