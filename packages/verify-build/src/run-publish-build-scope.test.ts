@@ -91,6 +91,9 @@ describe('a republish probes what it changed', () => {
     );
     expect(second.issues.filter((i) => i.code === 'empty_query').map((i) => `${i.artifact.name}.${i.ref?.member}`)).toEqual(empty);
     expect(second.ok).toBe(false);
+    // The card counts carried widgets with their carried result: 2 of 4 return data, as before.
+    expect(second.card?.layers.widgets.label).toBe('2/4 widgets return data');
+    expect(first.card?.layers.widgets.label).toBe('2/4 widgets return data');
 
     // a's object changes (a new column): a's seed, view, widgets and count run again; b's carry.
     await stageDrafts(platform, scope, both(app('a', { extraField: true }), app('b', { columns: ['name', 'status'] })));

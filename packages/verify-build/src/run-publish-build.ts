@@ -219,7 +219,15 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
   const card = buildCard({
     issues: result.issues,
     checked: result.checked,
-    probes: { issues: probeIssues, rows: probes.rows, widgets: { checked: report.checked.widgets, total: report.total.widgets } },
+    // Widgets a republish carried over have their result too (that publish's, its issues reported again).
+    probes: {
+      issues: probeIssues,
+      rows: probes.rows,
+      widgets: {
+        checked: report.checked.widgets + report.skipped.filter((s) => s.plane === 'widgets' && s.carriedFrom !== undefined).length,
+        total: report.total.widgets,
+      },
+    },
     session: sessionCard,
   });
   return {
