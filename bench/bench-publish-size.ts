@@ -4,10 +4,12 @@
 // issue is the default max_locks_per_transaction, 64). Each publish runs in its own process, so its
 // peak memory is its own. Prints figures; asserts nothing (the machine is shared and noisy).
 //   BVL_BENCH_PUBLISH_SIZES=500,2000   other sizes
+// Then a republish changing a column's type in every table of the package (BVL_BENCH_REPUBLISH_SIZES,
+// default 250,2000): its time against the first publish, peak memory, and the locks of its switch.
 import { spawnSync } from 'node:child_process';
 import { ms } from './measure.ts';
 
-const SIZES = (process.env.BVL_BENCH_PUBLISH_SIZES ?? '500,2000,5000').split(',').map(Number);
+const SIZES = (process.env.BVL_BENCH_PUBLISH_SIZES ?? '500,2000,5000').split(',').filter(Boolean).map(Number);
 
 interface Line {
   objects: number;
@@ -22,6 +24,39 @@ interface Line {
   peakRssMb: number;
   maxRssMb: number;
   maxLocksPerTransaction?: string;
+}
+
+/** The republish line of a child run with BVL_REPUBLISH=retype. */
+interface RepublishLine {
+  objects: number;
+  outcome: string;
+  codes?: string[];
+  message?: string;
+  error?: string;
+  steps?: number;
+  ms: number;
+  firstMs: number;
+  rssBeforeMb: number;
+  peakRssMb: number;
+  locksHeldAtCommit?: number;
+  locksCounted?: number;
+  lockTable: number;
+}
+
+const REPUBLISH_SIZES = (process.env.BVL_BENCH_REPUBLISH_SIZES ?? '250,2000').split(',').filter(Boolean).map(Number);
+
+function spawnChild(objects: number, databaseUrl: string | undefined, extra: NodeJS.ProcessEnv = {}): { lines: string[] } | string {
+  const env: NodeJS.ProcessEnv = { ...process.env, BVL_OBJECTS: String(objects), ...extra };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  else delete env.DATABASE_URL;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./publish-size-child.ts', import.meta.url).pathname], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 16 * 2 ** 20,
+  });
+  const lines = r.stdout.split('\n').filter((l) => l.startsWith('{'));
+  if (r.status !== 0 || lines.length === 0) return `exited ${r.status}: ${r.stderr.slice(-400)}`;
+  return { lines };
 }
 
 function run(objects: number, databaseUrl: string | undefined): Line | string {
@@ -56,6 +91,33 @@ export async function benchPublishSize(log: (line: string) => void): Promise<voi
           : `${r.outcome} after ${ms(r.ms)}: ${r.error ?? ''}`;
       log(
         `[${label}] ${objects} objects (${r.artifacts} artifacts${settings}): ${what}; peak RSS during the publish ${r.peakRssMb.toFixed(0)} MB (${r.rssBeforeMb.toFixed(0)} MB before it, process max ${r.maxRssMb.toFixed(0)} MB)`,
+      );
+    }
+    // A republish changing a column's type in every table: all of it is the switch's work (one
+    // transaction), so it publishes when its locks fit the server's lock table and is refused
+    // before any DDL when they do not.
+    for (const objects of REPUBLISH_SIZES) {
+      const out = spawnChild(objects, url, { BVL_REPUBLISH: 'retype' });
+      const line =
+        typeof out === 'string' ? undefined : out.lines.map((l) => JSON.parse(l) as RepublishLine & { republish?: boolean }).find((l) => l.republish);
+      if (!line) {
+        log(`[${label}] republish of ${objects} objects: the bench child failed: ${typeof out === 'string' ? out : 'no republish line'}`);
+        continue;
+      }
+      const locks =
+        line.locksHeldAtCommit !== undefined
+          ? `its switch held ${line.locksHeldAtCommit} locks at commit`
+          : line.locksCounted !== undefined
+            ? `its switch counted at ${line.locksCounted} locks`
+            : 'no lock figure';
+      const what =
+        line.outcome === 'published'
+          ? `published in ${ms(line.ms)} (${line.steps} DDL steps)`
+          : line.outcome === 'refused'
+            ? `refused (${(line.codes ?? []).join(', ')}) after ${ms(line.ms)}, before any DDL`
+            : `${line.outcome} after ${ms(line.ms)}: ${line.error ?? ''}`;
+      log(
+        `[${label}] republish of ${objects} objects changing a column type in every table: ${what}; ${locks}, lock table ${line.lockTable}; ×${(line.ms / line.firstMs).toFixed(2)} the first publish (${ms(line.firstMs)}); peak RSS ${line.peakRssMb.toFixed(0)} MB (${line.rssBeforeMb.toFixed(0)} MB before it)`,
       );
     }
   }

@@ -291,6 +291,13 @@ export const CATALOGUE = {
     severity: 'error',
     summary: 'Rows already there break a new unique or storage.notNull constraint.',
   },
+  publish_exceeds_lock_table: {
+    layer: 'runtime',
+    impact: 'breaks',
+    severity: 'error',
+    summary:
+      "A publish would change more existing tables in its one switching transaction than the database server's lock table holds (max_locks_per_transaction); refused before anything changes.",
+  },
   seed_replace_deletes_rows: {
     layer: 'runtime',
     impact: 'degrades',

@@ -299,6 +299,14 @@ export const RULE_DOCS = {
     example: '"code": { "type": "text", "unique": true }  (while two rows share the code "A1")',
     fix: 'Clean up the rows the message counts (or drop the constraint), then publish again.',
   },
+  publish_exceeds_lock_table: {
+    meaning:
+      'A publish changes what existing tables hold — a field type, storage.notNull, a unique field, a lookup — in one transaction, so the published state switches all at once; PostgreSQL locks each table it changes (10 to 30 locks a table) until that transaction ends, and the server has room for max_locks_per_transaction × (max_connections + max_prepared_transactions) locks for all its sessions together. This publish would need more than that.',
+    why: 'Run anyway it fails with "out of shared memory" after minutes of work (and, while it holds the lock table, so do other sessions on the server); nothing would be published. bvl counts the locks first and refuses before anything changes.',
+    example:
+      'a republish changing a field type in each of 2,000 objects: about 48,000 locks, on a server whose lock table holds 6,400 (max_locks_per_transaction 64 × max_connections 100)',
+    fix: 'Publish the change in parts (stage the changed objects a few hundred at a time; the message says how many fit), or raise max_locks_per_transaction on the server to the value the message names (postgresql.conf; it takes a restart).',
+  },
   seed_replace_deletes_rows: {
     meaning: "A seed with mode 'replace' empties its object's table before writing its records, on every publish.",
     why: 'Rows users added to that object are deleted each time the package is published.',

@@ -85,6 +85,7 @@ export {
   stageDrafts,
   stageTombstones,
 } from './run-drafts.ts';
+export { checkSwitchLocks, readLockTable, readRelationCounts } from './run-lock-table.ts';
 export { MIGRATIONS, migrateToLatest, TRY_PARSERS } from './run-migrations.ts';
 export {
   LOCK_NOTICE_MS,
@@ -99,7 +100,7 @@ export {
 } from './run-package-lock.ts';
 export { packageExists, packagesOf } from './run-packages.ts';
 export { createProbeEngine, type PlatformProbeEngine, type ProbeAnswer, type ProbeEngineOptions } from './run-probe-engine.ts';
-export { latestProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
+export { latestProbeResult, previousProbeResult, recordProbeResult, type StoredProbeResult } from './run-probe-results.ts';
 export {
   PUBLISH_LOCK_TIMEOUT_MS,
   type PublishedItem,
@@ -125,6 +126,7 @@ export {
 export { dropTenant, ensureOwnSchema, ensureTenant, ForeignSchemaError, tenantSchemaMark } from './run-tenant.ts';
 export { checkScope, type PackageScope, ScopeError } from './scope.ts';
 export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
+export { countSwitchLocks, type LockTable, lockTableIssue, type SwitchLocks, switchLocksOf } from './switch-locks.ts';
 export { type ColumnValue, toColumnValue } from './to-column-value.ts';
 export { verifyOverTenant } from './verify-over-tenant.ts';
 export { type LockWait, watchLockWaits } from './watch-lock-waits.ts';

@@ -332,6 +332,15 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.withSchema('bvl').createIndex('publish_staging_by_tenant').on('publish_staging').columns(['tenant_id', 'package']).execute();
     },
   },
+  '0010_publish_log_by_package': {
+    async up(db: Kysely<unknown>) {
+      // A package's publishes, newest first (issue 21): the next publish reads its package's latest
+      // log row (unfinished seeds), a publish's status is read by package and id, and dropping a
+      // tenant deletes its rows through the package's foreign key. Without it each is a scan of
+      // every tenant's publishes.
+      await db.schema.withSchema('bvl').createIndex('publish_log_by_package').on('publish_log').columns(['tenant_id', 'package', 'id']).execute();
+    },
+  },
 };
 
 /** The `bvl.try_*(text)` parsers migration 0004 creates, and the type each returns (null when the text is not one). */

@@ -54,3 +54,34 @@ export async function latestProbeResult(ctx: PlatformContext, scope: PackageScop
     report: row.report as Record<string, unknown>,
   };
 }
+
+/**
+ * The L3 result of the package's publish right before `publishId` (its log id), or undefined when
+ * that publish was never probed or there is none: what a republish's probes may carry over (a
+ * result older than that would miss what the publish between changed).
+ */
+export async function previousProbeResult(ctx: PlatformContext, scope: PackageScope, publishId: number): Promise<StoredProbeResult | undefined> {
+  checkScope(scope);
+  const prev = await ctx.db
+    .selectFrom('bvl.publish_log')
+    .select('id')
+    .where('tenant_id', '=', scope.tenant)
+    .where('package', '=', scope.package)
+    .where('id', '<', publishId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!prev) return undefined;
+  const row = await ctx.db
+    .selectFrom('bvl.probe_results')
+    .select(['publish_id', 'probed_at', 'issues', 'report'])
+    .where('publish_id', '=', Number(prev.id))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    publishId: Number(row.publish_id),
+    probedAt: new Date(row.probed_at),
+    issues: row.issues as BuildIssue[],
+    report: row.report as Record<string, unknown>,
+  };
+}

@@ -8,6 +8,7 @@ import { type OverlayRow, overlayOf } from './overlay-of.ts';
 import { planTables } from './plan-tables.ts';
 import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
 import { lockDrafts, readOverlayRows } from './run-drafts.ts';
+import { checkSwitchLocks } from './run-lock-table.ts';
 import type { LockWaitNotice } from './run-package-lock.ts';
 import { packageLockKey, publishApplicationName, takeAdvisoryLock, tenantLockKey } from './run-package-lock.ts';
 import { unfinishedSeeds } from './run-publish-log.ts';
@@ -16,6 +17,7 @@ import { type RetiredItem, retire } from './run-retire.ts';
 import { ensureOwnSchema } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
 import { fromStoredArtifact } from './stored-artifact.ts';
+import type { LockTable } from './switch-locks.ts';
 
 /** Options of {@link publishPackage}. */
 export interface PublishOptions {
@@ -73,6 +75,12 @@ export interface PublishOptions {
    * whose tables need more builds them ahead in transactions of at most this many (see stagePublish).
    */
   readonly lockBudget?: number;
+  /**
+   * The server's lock table as the publish plans for it (default: read from the server's settings,
+   * see readLockTable). A publish whose switching transaction would take more locks than it holds
+   * is refused with `publish_exceeds_lock_table` before any DDL. Tests pass a small one.
+   */
+  readonly lockTable?: LockTable;
   /** Told when a publish built tables ahead of its switch (how many steps, in how many transactions). */
   readonly onStaged?: (staged: { readonly steps: number; readonly batches: number }) => void;
 }
@@ -104,6 +112,7 @@ export type Promotion =
       issues: BuildIssue[];
       checked: Checked;
       packageArtifacts: Array<{ type: string; name: string }>;
+      changed: Array<{ type: string; name: string }>;
     };
 
 /** The gate (or the republish check) refused: nothing changes. */
@@ -162,6 +171,11 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
   const schema = await ensureOwnSchema(trx, scope.tenant);
   const existing = await readExistingSchema(trx, schema);
   const steps = diffSchema(plan.tables, existing);
+  // Whether the server can hold this transaction's locks at all: refused now rather than rolled back
+  // with "out of shared memory" after its DDL ran (issue 21). Tables a tombstone drops count too.
+  const drops = options.dropData === true ? overlay.retired.filter((r) => r.type === 'object' && existing.tables.has(r.name)).map((r) => r.name) : [];
+  const tooBig = await checkSwitchLocks(trx, scope.package, schema, steps, drops, options.lockTable);
+  if (tooBig) throw new Refusal(sortIssues([...gate.issues, tooBig]), gate.checked);
   const seedNames = new Set([...active, ...drafts].filter((r) => r.package === scope.package && r.type === 'seed').map((r) => r.name));
   const check = await checkRepublish(trx, {
     schema,
@@ -259,6 +273,18 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
   for (const r of [...retired, ...overlay.retired]) mine.delete(`${r.type}\u0000${r.name}`);
   const packageArtifacts = [...mine.values()].sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
 
+  // What this publish changed (what a republish's probes must look at again): drafts whose content
+  // is new or differs from what was active, what it retired, and each table its DDL changed.
+  const before = new Map(active.filter((r) => r.package === scope.package).map((r) => [`${r.type}\u0000${r.name}`, r.contentHash]));
+  const changed = new Map<string, { type: string; name: string }>();
+  const mark = (type: string, name: string) => changed.set(`${type}\u0000${name}`, { type, name });
+  for (const d of drafts) {
+    const was = before.get(`${d.type}\u0000${d.name}`);
+    if (d.tombstone || was === undefined || was !== d.contentHash) mark(d.type, d.name);
+  }
+  for (const r of [...retired, ...overlay.retired]) mark(r.type, r.name);
+  for (const step of steps) mark('object', step.table);
+
   const items = promoted
     .map((p) => ({ type: p.type, name: p.name, version: p.version }))
     .sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : 1) : a.type < b.type ? -1 : 1));
@@ -273,6 +299,7 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
     issues: [...gate.issues, ...check.warnings],
     checked: gate.checked,
     packageArtifacts,
+    changed: [...changed.values()],
   };
 }
 
@@ -296,6 +323,7 @@ async function resume(trx: Kysely<BvlDatabase>, scope: PackageScope, resumed: nu
     issues: [],
     checked: published.checked,
     packageArtifacts: mine.map((r) => ({ type: r.type, name: r.name })),
+    changed: [],
   };
 }
 

@@ -46,6 +46,12 @@ export type PublishResult =
       /** Every artifact the package publishes now (what its probes cover), sorted by type and name. */
       readonly packageArtifacts: ReadonlyArray<{ readonly type: string; readonly name: string }>;
       /**
+       * What this publish changed: artifacts whose content is new or differs from what was active,
+       * those it retired, and (as objects) each table its DDL changed. An artifact in
+       * packageArtifacts and not here republished unchanged (or was not in the draft set).
+       */
+      readonly changed: ReadonlyArray<{ readonly type: string; readonly name: string }>;
+      /**
        * The earlier publish (its log id) whose seeds never finished — the process stopped while
        * seeding, or a database failure stopped them — and that this publish applied again (a
        * `seeds_resumed` warning says so). With no drafts, applying them is all this publish did.
@@ -107,6 +113,10 @@ class Vetoed {
  * always, on the tables as they now are: its DDL and republish check cover only what changes
  * existing tables, and its commit adopts what was built. A failure, refusal or cancel drops what
  * was built; what a killed publish built is dropped by the tenant's next publish. `ddlSteps` counts both.
+ * What changes existing tables stays in the switch and locks each of them until its commit: a
+ * publish whose switch would take more locks than the server's lock table holds (`lockTable`, read
+ * from max_locks_per_transaction × (max_connections + max_prepared_transactions)) is refused with
+ * `publish_exceeds_lock_table` before any DDL and before building anything ahead (see checkSwitchLocks).
  *
  * `signal` cancels the publish until its commit (the caller's time bound): `failed`, `cancelled`,
  * nothing published. `beforeCommit` is a last check inside the transaction.
@@ -153,6 +163,8 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
         signal: options.signal,
         afterDdlStep: options.afterDdlStep,
         lockWaitMs: options.ddlLockWaitMs ?? PUBLISH_LOCK_TIMEOUT_MS,
+        dropData: options.dropData,
+        lockTable: options.lockTable,
       });
       options.onStaged?.(staged);
     }
@@ -269,6 +281,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
     retired: promotion.retired,
     publishId: logId!,
     packageArtifacts: promotion.packageArtifacts,
+    changed: promotion.changed,
     ...(promotion.resumed !== undefined ? { resumed: promotion.resumed } : {}),
   };
 }

@@ -22,6 +22,8 @@ export interface WriteCounts {
   inserted: number;
   updated: number;
   failed: number;
+  /** Of the rows updated, those whose values differed and were rewritten (absent while none were). */
+  changed?: number;
 }
 
 /** A record's row-level failure: its index, the message, the field it is about. */
@@ -280,7 +282,7 @@ export async function writeUpdates(
       const set = sql.join(columns.map((c, j) => sql`${sql.id(c)} = ${cast(columns, j)}`));
       await sql`update ${table} as t set ${set} from ${values(columns, write)} where t.id = any(${[...changed]}::text[]) and t.id = v.id`.execute(db);
     }
-    return found;
+    return { rows: found.rows, changed: changed.size };
   };
   const notWritten = 'row not updated: it was not written earlier in this seed';
   for (const { columns, compared, rows } of groups.values()) {
@@ -288,6 +290,7 @@ export async function writeUpdates(
     const run = async (batch: Array<{ p: Prepared; id: string }>) => {
       const all = await attempt(db, () => update(columns, compared, batch));
       if (all.ok) {
+        if (all.value.changed > 0) outcome.changed = (outcome.changed ?? 0) + all.value.changed;
         const done = new Set(all.value.rows.map((r) => r.id));
         for (const { p, id } of batch) {
           if (done.has(id)) outcome.updated++;
@@ -300,8 +303,10 @@ export async function writeUpdates(
       }
       for (const one of batch) {
         const r = await attempt(db, () => update(columns, compared, [one]));
-        if (r.ok && r.value.rows.length > 0) outcome.updated++;
-        else {
+        if (r.ok && r.value.rows.length > 0) {
+          outcome.updated++;
+          if (r.value.changed > 0) outcome.changed = (outcome.changed ?? 0) + r.value.changed;
+        } else {
           outcome.failed++;
           const message = r.ok ? notWritten : `row not updated: ${describeDbError(r.error)}`;
           err(one.p.index, message, r.ok ? undefined : blameField(message, one.p.row));

@@ -1,3 +1,4 @@
+import { sortIssues } from '@bvl/build-issue';
 import { verify } from '@bvl/verify';
 import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
@@ -7,8 +8,11 @@ import { planTables, type TablePlan } from './plan-tables.ts';
 import { watchAbort } from './run-cancel.ts';
 import { type AfterStep, applySchemaSteps, readExistingSchema } from './run-ddl.ts';
 import { readOverlayRows } from './run-drafts.ts';
+import { checkSwitchLocks } from './run-lock-table.ts';
+import { Refusal } from './run-promote.ts';
 import { ensureOwnSchema } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
+import type { LockTable } from './switch-locks.ts';
 
 /**
  * Locks one transaction of a publish may take for its tables (issue 21). PostgreSQL's lock table
@@ -118,7 +122,14 @@ function intentsOf(scope: PackageScope, steps: readonly SchemaStep[], existing: 
 export async function stagePublish(
   ctx: PlatformContext,
   scope: PackageScope,
-  options: { budget: number; signal?: AbortSignal | undefined; afterDdlStep?: AfterStep | undefined; lockWaitMs: number },
+  options: {
+    budget: number;
+    signal?: AbortSignal | undefined;
+    afterDdlStep?: AfterStep | undefined;
+    lockWaitMs: number;
+    dropData?: boolean | undefined;
+    lockTable?: LockTable | undefined;
+  },
 ): Promise<Staged> {
   const none = { steps: 0, batches: 0 };
   const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
@@ -130,7 +141,12 @@ export async function stagePublish(
   options.signal?.throwIfAborted();
   const schema = await ctx.db.transaction().execute((trx) => ensureOwnSchema(trx, scope.tenant));
   const existing = await readExistingSchema(ctx.db, schema);
-  const steps = stageableSteps(plan.tables, existing);
+  const { ahead: steps, after } = splitSteps(plan.tables, existing);
+  // The switch that follows must fit the server's lock table, or nothing is worth building ahead:
+  // refused now, before anything is built (the switch counts the same again, see promote).
+  const drops = options.dropData === true ? overlay.retired.filter((r) => r.type === 'object' && existing.tables.has(r.name)).map((r) => r.name) : [];
+  const tooBig = await checkSwitchLocks(ctx.db, scope.package, schema, after, drops, options.lockTable);
+  if (tooBig) throw new Refusal(sortIssues([...gate.issues, tooBig]), gate.checked);
   if (steps.length === 0) return none;
   const intents = intentsOf(scope, steps, existing);
   for (let i = 0; i < intents.length; i += 1000)
@@ -163,12 +179,21 @@ export async function stagePublish(
 
 /** The steps that can run ahead, in diffSchema's order (every step's prerequisites first). */
 export function stageableSteps(tables: readonly TablePlan[], existing: ExistingSchema): SchemaStep[] {
+  return splitSteps(tables, existing).ahead;
+}
+
+/** The steps that can run ahead (in diffSchema's order), and those left for the switch. */
+export function splitSteps(tables: readonly TablePlan[], existing: ExistingSchema): { ahead: SchemaStep[]; after: SchemaStep[] } {
   const steps = diffSchema(tables, existing);
   const added = new Set(steps.flatMap((s) => (s.kind === 'add_column' && !s.column.notNull ? [`${s.table}\u0000${s.column.name}`] : [])));
-  return steps.flatMap((s) => {
+  const ahead: SchemaStep[] = [];
+  const after: SchemaStep[] = [];
+  for (const s of steps) {
     const t = stageable(s, existing, added);
-    return t ? [t] : [];
-  });
+    if (t) ahead.push(t);
+    else after.push(s);
+  }
+  return { ahead, after };
 }
 
 /** Splits steps into runs of at most `budget` locks (a step bigger than the budget runs alone). */

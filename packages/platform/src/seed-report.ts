@@ -22,7 +22,10 @@ export interface SeedOutcome {
   /** Rows `mode: "replace"` deleted before writing the records. */
   deleted?: number;
   inserted: number;
+  /** Rows matched by key and brought to the record's values (whether or not they differed). */
   updated: number;
+  /** Of those, rows whose values differed and were rewritten; absent while none were. */
+  changed?: number;
   skipped: number;
   failed: number;
 }

@@ -1,3 +1,4 @@
+export { type Carried, type CarryInput, carriedReason, type PreviousProbes, planCarry } from './plan-carry.ts';
 export { type PlanOptions, type ProbePlan, planProbes } from './plan-probes.ts';
 export type { DatasetRun, ProbeEngine, ProbeOutcome, ViewRead } from './probe-engine.ts';
 export { PLANES, type Plane, type ProbeReport, type SkippedProbe, sortSkipped, zeroPlanes } from './probe-report.ts';

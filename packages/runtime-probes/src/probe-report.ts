@@ -11,6 +11,8 @@ export interface SkippedProbe {
   readonly artifact: ArtifactRef;
   readonly member?: string;
   readonly reason: string;
+  /** Not probed again: unchanged since this publish, whose result for it stands (see planCarry). */
+  readonly carriedFrom?: number;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type BuildIssue, makeIssue, sortIssues } from '@bvl/build-issue';
 import type { Graph } from '@bvl/metadata';
+import { type Carried, carriedReason } from './plan-carry.ts';
 import { planProbes } from './plan-probes.ts';
 import type { ProbeEngine, ProbeOutcome } from './probe-engine.ts';
 import { type Plane, type ProbeReport, type SkippedProbe, sortSkipped, zeroPlanes } from './probe-report.ts';
@@ -27,6 +28,12 @@ export interface RunProbesInput {
   readonly scope?: ReadonlyArray<{ readonly type: string; readonly name: string }> | undefined;
   readonly concurrency?: number;
   readonly maxProbes?: number;
+  /**
+   * What a republish carries over from the previous publish's probes (see planCarry): those
+   * probes are not run; they are `skipped` with `carriedFrom` and the reason, and the previous
+   * result's issues about them are reported again. Absent: everything in scope is probed.
+   */
+  readonly carried?: Carried | undefined;
 }
 
 /** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
@@ -84,12 +91,30 @@ export async function runProbes(input: RunProbesInput): Promise<ProbeReport> {
   };
   const overBudget = `the run's budget of ${input.maxProbes ?? MAX_PROBES} probe queries was spent`;
 
-  const objects = take(plan.objects, (o) => ({ plane: 'objects', artifact: { type: 'object', name: o }, reason: overBudget }));
+  // What a republish carries over is not probed again; an object a probed seed or widget needs is counted anyway.
+  const carried = input.carried;
+  const isCarried = (type: string, name: string): boolean => carried?.artifacts.has(`${type}\u0000${name}`) === true;
+  /** Records a carried probe as skipped; false, so a filter drops it. */
+  const carry = (s: Omit<SkippedProbe, 'reason' | 'carriedFrom'>): false => {
+    skipped.push({ ...s, reason: carriedReason(carried!.publishId), carriedFrom: carried!.publishId });
+    return false;
+  };
+  const seedPlan = plan.seeds.filter((p) => !isCarried('seed', p.seed.name) || carry({ plane: 'seeds', artifact: { type: 'seed', name: p.seed.name } }));
+  const viewPlan = plan.views.filter((p) => !isCarried('view', p.view.name) || carry({ plane: 'views', artifact: { type: 'view', name: p.view.name } }));
+  const widgetPlan = plan.widgets.filter(
+    (p) =>
+      !isCarried('dashboard', p.dashboard.name) || carry({ plane: 'widgets', artifact: { type: 'dashboard', name: p.dashboard.name }, member: p.widget.id }),
+  );
+  const needed = new Set([...seedPlan.map((p) => p.seed.object), ...widgetPlan.flatMap((p) => (p.dataset.object ? [p.dataset.object] : []))]);
+  const objectPlan = plan.objects.filter((o) => !isCarried('object', o) || needed.has(o) || carry({ plane: 'objects', artifact: { type: 'object', name: o } }));
+  if (carried) issues.push(...carried.issues);
+
+  const objects = take(objectPlan, (o) => ({ plane: 'objects', artifact: { type: 'object', name: o }, reason: overBudget }));
   const counts = new Map<string, ProbeOutcome<number>>();
   (await pool(objects, limit, (o) => safe(() => engine.countRows(o)))).forEach((c, i) => counts.set(objects[i]!, c));
   checked.objects = objects.length;
 
-  for (const probe of plan.seeds) {
+  for (const probe of seedPlan) {
     const count = counts.get(probe.seed.object);
     if (!count) {
       skipped.push({ plane: 'seeds', artifact: { type: 'seed', name: probe.seed.name }, reason: overBudget });
@@ -99,24 +124,24 @@ export async function runProbes(input: RunProbesInput): Promise<ProbeReport> {
     const issue = judgeSeed(probe, count, input.seedApplied);
     if (issue) issues.push(issue);
   }
-  issues.push(...judgeDroppedValues(plan.seeds, input.seedApplied));
+  issues.push(...judgeDroppedValues(seedPlan, input.seedApplied));
 
   const readView = engine.readView?.bind(engine);
-  if (!readView && plan.views.length > 0) {
+  if (!readView && viewPlan.length > 0) {
     unavail.views = 'the runtime offers no view reads';
     issues.push(unavailable('views', unavail.views));
-    for (const p of plan.views) skipped.push({ plane: 'views', artifact: { type: 'view', name: p.view.name }, reason: unavail.views });
+    for (const p of viewPlan) skipped.push({ plane: 'views', artifact: { type: 'view', name: p.view.name }, reason: unavail.views });
   }
   const runDataset = engine.runDataset?.bind(engine);
-  if (!runDataset && plan.widgets.length > 0) {
+  if (!runDataset && widgetPlan.length > 0) {
     unavail.widgets = 'the runtime has no dataset engine';
     issues.push(unavailable('widgets', unavail.widgets));
-    for (const p of plan.widgets)
+    for (const p of widgetPlan)
       skipped.push({ plane: 'widgets', artifact: { type: 'dashboard', name: p.dashboard.name }, member: p.widget.id, reason: unavail.widgets });
   }
-  const views = readView ? take(plan.views, (p) => ({ plane: 'views', artifact: { type: 'view', name: p.view.name }, reason: overBudget })) : [];
+  const views = readView ? take(viewPlan, (p) => ({ plane: 'views', artifact: { type: 'view', name: p.view.name }, reason: overBudget })) : [];
   const widgets = runDataset
-    ? take(plan.widgets, (p) => ({ plane: 'widgets', artifact: { type: 'dashboard', name: p.dashboard.name }, member: p.widget.id, reason: overBudget }))
+    ? take(widgetPlan, (p) => ({ plane: 'widgets', artifact: { type: 'dashboard', name: p.dashboard.name }, member: p.widget.id, reason: overBudget }))
     : [];
   type Job = { kind: 'view'; i: number } | { kind: 'widget'; i: number };
   const jobs: Job[] = [...views.map((_, i) => ({ kind: 'view' as const, i })), ...widgets.map((_, i) => ({ kind: 'widget' as const, i }))];
@@ -136,7 +161,7 @@ export async function runProbes(input: RunProbesInput): Promise<ProbeReport> {
   });
 
   // A count failure on an object no seed speaks for would vanish silently: say it once.
-  const seeded = new Set(plan.seeds.map((s) => s.seed.object));
+  const seeded = new Set(seedPlan.map((s) => s.seed.object));
   const failed = [...counts].filter(([o, c]) => !c.ok && !seeded.has(o)) as Array<[string, { ok: false; error: string }]>;
   if (failed.length > 0) {
     const named = failed.slice(0, MAX_NAMED).map(([o, c]) => `"${o}" (${c.error})`);

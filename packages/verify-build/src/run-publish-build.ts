@@ -9,6 +9,8 @@ import {
   type PlatformContext,
   type PublishedItem,
   type PublishOptions,
+  type PublishResult,
+  previousProbeResult,
   publishPackage,
   type RetiredItem,
   recordProbeResult,
@@ -16,7 +18,7 @@ import {
   tenantSchema,
   withPackageLock,
 } from '@bvl/platform';
-import { type ProbeEngine, type ProbeReport, runProbes } from '@bvl/runtime-probes';
+import { type Carried, type ProbeEngine, type ProbeReport, planCarry, runProbes, type SkippedProbe } from '@bvl/runtime-probes';
 import type { Checked } from '@bvl/verify';
 import { type BuildCard, buildCard } from './build-card.ts';
 import { decideRound } from './decide-round.ts';
@@ -174,12 +176,14 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
     // The platform's engine is checked against runtime-probes' port here, where both meet.
     input.onStep?.('probe');
     const engine: ProbeEngine = createProbeEngine(ctx, { tenant: scope.tenant, graph: result.graph });
+    const carried = await planCarryOver(ctx, scope, result);
     ({ issues: probeIssues, ...report } = await runProbes({
       engine,
       graph: result.graph,
       seedApplied: result.seedApplied,
       scope: result.packageArtifacts,
       ...(input.env ? { env: input.env } : {}),
+      ...(carried ? { carried } : {}),
     }));
   } catch (e) {
     after.push(`the probes could not run (${describeDbError(e)})`);
@@ -215,7 +219,15 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
   const card = buildCard({
     issues: result.issues,
     checked: result.checked,
-    probes: { issues: probeIssues, rows: probes.rows, widgets: { checked: report.checked.widgets, total: report.total.widgets } },
+    // Widgets a republish carried over have their result too (that publish's, its issues reported again).
+    probes: {
+      issues: probeIssues,
+      rows: probes.rows,
+      widgets: {
+        checked: report.checked.widgets + report.skipped.filter((s) => s.plane === 'widgets' && s.carriedFrom !== undefined).length,
+        total: report.total.widgets,
+      },
+    },
     session: sessionCard,
   });
   return {
@@ -236,6 +248,38 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
 }
 
 const zero = () => ({ seeds: 0, views: 0, widgets: 0, objects: 0 });
+
+/**
+ * What a republish's probes carry over from the package's previous publish (issue 21: probes scale
+ * with what changed; see planCarry): nothing when that publish was not probed, or when this one's
+ * seeds were interrupted (which rows landed is not known). Objects whose rows the seeds inserted,
+ * changed, deleted or failed to write count as changed.
+ */
+async function planCarryOver(
+  ctx: PlatformContext,
+  scope: PackageScope,
+  result: Extract<PublishResult, { outcome: 'published' }>,
+): Promise<Carried | undefined> {
+  if (result.seedApplied.interrupted !== undefined) return undefined;
+  const stored = await previousProbeResult(ctx, scope, result.publishId);
+  if (!stored) return undefined;
+  const report = stored.report as { skipped?: unknown; unavailable?: unknown };
+  const seeded = new Set<string>();
+  // Rows matched and left as they were (`updated` without `changed`) are no change.
+  for (const s of result.seedApplied.seeds) if (s.inserted + (s.changed ?? 0) + (s.deleted ?? 0) + s.failed > 0) seeded.add(s.object);
+  for (const e of result.seedApplied.errors) seeded.add(e.object);
+  return planCarry({
+    graph: result.graph,
+    changed: result.changed,
+    seededObjects: seeded,
+    previous: {
+      publishId: stored.publishId,
+      issues: stored.issues,
+      skipped: Array.isArray(report.skipped) ? (report.skipped as SkippedProbe[]) : [],
+      unavailable: typeof report.unavailable === 'object' && report.unavailable !== null ? (report.unavailable as Record<string, string>) : {},
+    },
+  });
+}
 
 /** Records the publish round of the session, decided under its row lock (none once it has stopped); returns the session as it now is. */
 async function recordSessionRound(

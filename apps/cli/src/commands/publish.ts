@@ -269,7 +269,13 @@ function prettySummary(r: PublishReport): string[] {
     const planes = (['seeds', 'views', 'widgets', 'objects'] as const).map((p) => `${p} ${r.probes!.checked[p]}/${r.probes!.total[p]}`);
     lines.push(`probes checked: ${planes.join(', ')}`);
     for (const [plane, why] of Object.entries(r.probes.unavailable)) lines.push(`  ${plane} not probed: ${why}`);
-    const skipped = r.probes.skipped.length;
+    // What a republish left unchanged carries the previous publish's result (see planCarry).
+    const carried = r.probes.skipped.filter((k) => k.carriedFrom !== undefined);
+    if (carried.length > 0)
+      lines.push(
+        `  ${carried.length} unchanged since publish #${carried[0]!.carriedFrom}, as is what they read: not probed again, that publish's result stands`,
+      );
+    const skipped = r.probes.skipped.length - carried.length;
     if (skipped > 0) lines.push(`  ${skipped} skipped (see --format json for each reason)`);
   }
   lines.push(checkedLine(r.checked));
