@@ -15,18 +15,29 @@ export default defineRule({
       if (seed.invalid || seed.mode === 'insert') continue;
       const first = new Map<string, number>();
       const records = seed.def.records;
-      const distinct = new Set<string>();
       const repeats: Array<{ i: number; first: number; key: string }> = [];
-      for (const [i, rec] of records.entries()) {
-        const values = seed.externalId.map((k) => rec[k]);
-        if (values.some((v) => v === null || v === undefined || (typeof v === 'object' && 'dialect' in v))) continue;
+      const ids = seed.externalId;
+      for (let i = 0; i < records.length; i++) {
+        const rec = records[i]!;
+        const values = new Array<unknown>(ids.length);
+        let keyless = false;
+        for (let k = 0; k < ids.length; k++) {
+          const v = rec[ids[k]!];
+          if (v === null || v === undefined || (typeof v === 'object' && 'dialect' in v)) {
+            keyless = true;
+            break;
+          }
+          values[k] = v;
+        }
+        if (keyless) continue;
         const key = JSON.stringify(values);
-        distinct.add(key);
         const at = first.get(key);
         if (at === undefined) first.set(key, i);
         else repeats.push({ i, first: at, key });
       }
-      const keyless = records.length - [...first.values()].length - repeats.length;
+      // Each distinct key is in `first` once.
+      const distinct = first;
+      const keyless = records.length - first.size - repeats.length;
       for (const r of repeats) {
         const shown = seed.externalId.length === 1 ? q(records[r.i]![seed.externalId[0]!]) : r.key;
         yield {

@@ -120,8 +120,13 @@ export default defineRule({
         (f) => !f.invalid && f.def.unique !== undefined && f.def.unique !== false && !(f.name === singleKey && seed.mode !== 'insert'),
       );
       const seen = new Map<string, Map<string, number>>();
-      for (const [i, rec] of seed.def.records.entries()) {
-        for (const [key, v] of Object.entries(rec)) {
+      const records = seed.def.records;
+      for (let i = 0; i < records.length; i++) {
+        const rec = records[i]!;
+        const keys = Object.keys(rec);
+        for (let k = 0; k < keys.length; k++) {
+          const key = keys[k]!;
+          const v = rec[key];
           if (v === null || v === undefined || isCel(v)) continue;
           const field = resolveField(obj, key);
           if (!field || field.invalid || field.system) continue;
