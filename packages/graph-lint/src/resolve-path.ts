@@ -19,7 +19,7 @@ export type PathResolution =
  */
 export function resolvePath(graph: Graph, object: ObjectNode, path: string): PathResolution {
   // Most paths are one field: no split.
-  if (!path.includes('.')) {
+  if (typeof path === 'string' && !path.includes('.')) {
     const field = resolveField(object, path);
     return field ? { ok: true, field, object } : { ok: false, object, segment: path, reason: 'unknown' };
   }
