@@ -2,6 +2,7 @@
 // their TypeScript sources into dist/ (ESM, one chunk per lazily loaded command), while npm
 // dependencies stay external and are installed from this package's `dependencies`. `verify` never
 // loads a database driver: `publish` and the other heavy commands are separate chunks.
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
@@ -17,9 +18,14 @@ const pkg = JSON.parse(await readFile(new URL('package.json', here), 'utf8'));
  * - kysely-pglite-dialect: it declares a peer range of PGlite (^0.2 || ^0.3 || ^0.4) that excludes
  *   the 0.5 bvl runs; the monorepo overrides it, but an `npm i -g` of the packed CLI cannot, so as a
  *   dependency it made every install print a peer conflict.
+ * - jsonc-parser: its `main` is a UMD build that Node loads through the CommonJS loader (and
+ *   cjs-module-lexer) on every `bvl verify`; bundled from its ESM build (`module`), it is part of the
+ *   metadata chunk.
  * pg and PGlite (WASM and data files) stay dependencies, loaded only by the publish chunk.
  */
-const BUNDLED_NPM = ['kysely', 'kysely-pglite-dialect'];
+const BUNDLED_NPM = ['kysely', 'kysely-pglite-dialect', 'jsonc-parser'];
+/** Bundled packages that have no `exports` map: esbuild takes their ESM build (`module`) over `main`. */
+const ESM_MAIN = ['jsonc-parser'];
 
 /** Workspace packages (`@bvl/*`) and BUNDLED_NPM are bundled; every other bare import stays an npm dependency. */
 const externalNpm = {
@@ -27,6 +33,11 @@ const externalNpm = {
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      if (ESM_MAIN.includes(args.path)) {
+        const dir = new URL('.', import.meta.resolve(`${args.path}/package.json`));
+        const meta = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8'));
+        return { path: new URL(meta.module, dir).pathname };
+      }
       if (args.path.startsWith('@bvl/') || args.path.startsWith('node:') || BUNDLED_NPM.includes(name)) return undefined;
       return { path: args.path, external: true };
     });

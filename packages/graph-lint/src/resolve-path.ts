@@ -18,6 +18,11 @@ export type PathResolution =
  * fields. `opaque` when a hop's target object is invalid (its fields cannot be judged).
  */
 export function resolvePath(graph: Graph, object: ObjectNode, path: string): PathResolution {
+  // Most paths are one field: no split.
+  if (typeof path === 'string' && !path.includes('.')) {
+    const field = resolveField(object, path);
+    return field ? { ok: true, field, object } : { ok: false, object, segment: path, reason: 'unknown' };
+  }
   const segments = path.split('.');
   let current = object;
   for (let i = 0; i < segments.length; i++) {

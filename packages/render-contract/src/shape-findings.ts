@@ -23,6 +23,14 @@ export function partCounts(c: ShapeCounts): Readonly<Record<ShapePart, number>> 
 const within = (count: number, a: Arity): boolean => count >= (a.min ?? 0) && (a.max === undefined || count <= a.max);
 const LEGACY_PARTS = ['dimensions', 'measures', 'columns'] as const;
 
+/** A registry rule's `when` as entries, listed once per rule (every widget of a type asks for them). */
+const partsOf = new WeakMap<ShapeRule, Array<[ShapePart, Arity]>>();
+function whenParts(rule: ShapeRule): Array<[ShapePart, Arity]> {
+  let parts = partsOf.get(rule);
+  if (!parts) partsOf.set(rule, (parts = Object.entries(rule.when) as Array<[ShapePart, Arity]>));
+  return parts;
+}
+
 /**
  * The rules of `shape` a query meets: the first legacy count range it falls outside (a refusal,
  * as the 2026-02 registry states shapes), then every rule whose `when` it satisfies, refusals first.
@@ -38,7 +46,7 @@ export function shapeFindings(shape: VariantShape | undefined, counts: ShapeCoun
     break;
   }
   for (const rule of shape.rules ?? []) {
-    const parts = Object.entries(rule.when) as Array<[ShapePart, Arity]>;
+    const parts = whenParts(rule);
     if (parts.length === 0 || !parts.every(([part, a]) => within(n[part], a))) continue;
     out.push({ rule, part: parts[0]![0], count: n[parts[0]![0]] });
   }

@@ -79,25 +79,27 @@ export default defineRule({
           for (const [value, path] of values)
             if (isDateRangePreset(value)) yield finding(artifact, () => `View ${q(v.name)}`, value, String(row.operator), path);
         }
-      } else yield* presetsIn(filter, ['filter'], artifact, () => `View ${q(v.name)}`);
+      } else if (isRecord(filter)) yield* presetsIn(filter, ['filter'], artifact, () => `View ${q(v.name)}`);
     }
     for (const ds of graph.datasets.values()) {
       if (ds.invalid) continue;
       const artifact = { type: 'dataset', name: ds.name };
-      yield* presetsIn(ds.def.filter, ['filter'], artifact, () => `The filter of dataset ${q(ds.name)}`);
+      // A filter that is no record has no leaves: skip it before building its path and subject.
+      if (isRecord(ds.def.filter)) yield* presetsIn(ds.def.filter, ['filter'], artifact, () => `The filter of dataset ${q(ds.name)}`);
       for (const [i, m] of ds.def.measures.entries())
-        yield* presetsIn(m.filter, ['measures', i, 'filter'], artifact, () => `Measure ${q(m.name)} of dataset ${q(ds.name)}`);
+        if (isRecord(m.filter)) yield* presetsIn(m.filter, ['measures', i, 'filter'], artifact, () => `Measure ${q(m.name)} of dataset ${q(ds.name)}`);
     }
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const w of d.widgets)
-        for (const f of presetsIn(
-          w.def.filter,
-          ['widgets', w.index, 'filter'],
-          { type: 'dashboard', name: d.name },
-          () => `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
-        ))
-          yield { ...f, ref: { type: 'dashboard', name: d.name, member: w.id } };
+        if (isRecord(w.def.filter))
+          for (const f of presetsIn(
+            w.def.filter,
+            ['widgets', w.index, 'filter'],
+            { type: 'dashboard', name: d.name },
+            () => `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
+          ))
+            yield { ...f, ref: { type: 'dashboard', name: d.name, member: w.id } };
     }
   },
 });

@@ -20,7 +20,7 @@ function formula(
   use: Use,
   artifact: { type: string; name: string },
   subject: () => string,
-  path: string,
+  path: () => string,
 ): Finding | undefined {
   if (object.invalid) return undefined;
   const r = resolvePath(graph, object, field);
@@ -31,7 +31,7 @@ function formula(
     ref: { type: 'object', name: r.object.name, member: r.field.name },
     message: `${subject()} ${use === 'aggregate' ? 'aggregates' : use === 'sort' ? 'sorts by' : 'filters on'} field ${q(field)} of object ${q(r.object.name)}, a formula field: a formula is computed per record and never stored, so ${WHY[use]}.`,
     fix: `Store the value in a number/text field of ${q(r.object.name)} (written when its sources change) and ${use === 'aggregate' ? 'aggregate' : use} that, or drop ${q(field)} from the ${use === 'aggregate' ? 'measure' : use}.`,
-    path,
+    path: path(),
   };
 }
 
@@ -54,17 +54,21 @@ export default defineRule({
       const artifact = { type: 'view', name: v.name };
       const subject = () => `View ${q(v.name)}`;
       for (const s of normalizeSort(v.list.sort)) {
-        const f = formula(graph, obj, s.field, 'sort', artifact, subject, s.path);
+        const f = formula(graph, obj, s.field, 'sort', artifact, subject, () => s.path);
         if (f) yield f;
       }
       const filter = v.list.filter;
-      const rows = Array.isArray(filter)
-        ? filter.map((row, i) => ({ field: row.field, path: pointer('filter', i, 'field') }))
-        : [...filterLeaves(filter, ['filter'])].map((l) => ({ field: l.field, path: pointer(...l.at) }));
-      for (const r of rows) {
-        const f = formula(graph, obj, r.field, 'filter', artifact, subject, r.path);
-        if (f) yield f;
-      }
+      // The pointer of a row is built only for a finding.
+      if (Array.isArray(filter))
+        for (let i = 0; i < filter.length; i++) {
+          const f = formula(graph, obj, filter[i]!.field, 'filter', artifact, subject, () => pointer('filter', i, 'field'));
+          if (f) yield f;
+        }
+      else
+        for (const l of filterLeaves(filter, ['filter'])) {
+          const f = formula(graph, obj, l.field, 'filter', artifact, subject, () => pointer(...l.at));
+          if (f) yield f;
+        }
     }
     for (const ds of graph.datasets.values()) {
       if (ds.invalid || ds.object === undefined) continue;
@@ -72,17 +76,25 @@ export default defineRule({
       if (!obj) continue;
       const artifact = { type: 'dataset', name: ds.name };
       for (const l of filterLeaves(ds.def.filter, ['filter'])) {
-        const f = formula(graph, obj, l.field, 'filter', artifact, () => `Dataset ${q(ds.name)}`, pointer(...l.at));
+        const f = formula(
+          graph,
+          obj,
+          l.field,
+          'filter',
+          artifact,
+          () => `Dataset ${q(ds.name)}`,
+          () => pointer(...l.at),
+        );
         if (f) yield f;
       }
       for (const [i, m] of ds.def.measures.entries()) {
         const subject = () => `Measure ${q(m.name)} of dataset ${q(ds.name)}`;
         for (const l of filterLeaves(m.filter, ['measures', i, 'filter'])) {
-          const f = formula(graph, obj, l.field, 'filter', artifact, subject, pointer(...l.at));
+          const f = formula(graph, obj, l.field, 'filter', artifact, subject, () => pointer(...l.at));
           if (f) yield f;
         }
         if (m.field !== undefined && (m.aggregate === 'sum' || m.aggregate === 'avg')) {
-          const f = formula(graph, obj, m.field, 'aggregate', artifact, subject, pointer('measures', i, 'field'));
+          const f = formula(graph, obj, m.field, 'aggregate', artifact, subject, () => pointer('measures', i, 'field'));
           if (f) yield f;
         }
       }
@@ -101,7 +113,7 @@ export default defineRule({
             'filter',
             { type: 'dashboard', name: d.name },
             () => `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
-            pointer(...l.at),
+            () => pointer(...l.at),
           );
           if (f) yield { ...f, ref: { type: 'dashboard', name: d.name, member: w.id } };
         }

@@ -13,15 +13,20 @@ export default defineRule({
       const firstAt = new Map<string, number>();
       const count = new Map<string, number>();
       seed.def.records.forEach((rec, i) => {
-        for (const key of Object.keys(rec)) {
+        const keys = Object.keys(rec);
+        for (let k = 0; k < keys.length; k++) {
+          const key = keys[k]!;
           if (resolveField(obj, key)) continue;
           if (!firstAt.has(key)) firstAt.set(key, i);
           count.set(key, (count.get(key) ?? 0) + 1);
         }
       });
-      const candidates = allFieldNames(obj);
+      // The field names are listed only in a finding: a clean seed never builds them.
+      let names: string[] | undefined;
+      const fieldNames = () => (names ??= allFieldNames(obj));
       for (const [k, ext] of seed.externalId.entries()) {
         if (resolveField(obj, ext)) continue;
+        const candidates = fieldNames();
         const path = Array.isArray(seed.def.externalId) ? pointer('externalId', k) : pointer('externalId');
         const s = suggest(ext, candidates, path);
         yield {
@@ -38,6 +43,7 @@ export default defineRule({
         };
       }
       for (const [key, i] of firstAt) {
+        const candidates = fieldNames();
         const n = count.get(key) ?? 1;
         const s = suggest(key, candidates, undefined);
         yield {

@@ -1,4 +1,4 @@
-import { formViewFieldMentions, listViewFieldMentions, pointer } from '@bvl/metadata';
+import { formViewFieldMentions, listViewFieldMentions, pointer, resolveField } from '@bvl/metadata';
 import { checkField } from '../check-field.ts';
 import { defineRule } from '../define-rule.ts';
 import { q } from '../describe-names.ts';
@@ -39,6 +39,8 @@ export default defineRule({
       const seen = new Set<string>();
       const subject = () => `View ${q(v.name)}`;
       for (const m of mentions) {
+        // Most mentions name a field of the object itself: nothing to report, so no key or context.
+        if (!obj.invalid && typeof m.field === 'string' && !m.field.includes('.') && resolveField(obj, m.field)) continue;
         const key = `${m.path}\u0000${m.field}`;
         if (seen.has(key)) continue;
         seen.add(key);
