@@ -18,9 +18,9 @@ export default defineRule({
       const first = new Map<string, number>();
       const firstText = new Map<string, number>();
       const records = seed.def.records;
-<<<<<<< HEAD
       const single = seed.externalId.length === 1 ? seed.externalId[0]! : undefined;
       const repeats: Array<{ i: number; first: number; key: string }> = [];
+      const ids = seed.externalId;
       for (let i = 0; i < records.length; i++) {
         const rec = records[i]!;
         if (single !== undefined) {
@@ -32,13 +32,6 @@ export default defineRule({
             continue;
           }
         }
-        const values = seed.externalId.map((k) => rec[k]);
-        if (values.some((v) => v === null || v === undefined || (typeof v === 'object' && 'dialect' in v))) continue;
-=======
-      const repeats: Array<{ i: number; first: number; key: string }> = [];
-      const ids = seed.externalId;
-      for (let i = 0; i < records.length; i++) {
-        const rec = records[i]!;
         const values = new Array<unknown>(ids.length);
         let keyless = false;
         for (let k = 0; k < ids.length; k++) {
@@ -50,20 +43,13 @@ export default defineRule({
           values[k] = v;
         }
         if (keyless) continue;
->>>>>>> vfloor
         const key = JSON.stringify(values);
         const at = first.get(key);
         if (at === undefined) first.set(key, i);
         else repeats.push({ i, first: at, key });
       }
-<<<<<<< HEAD
       const distinct = first.size + firstText.size;
       const keyless = records.length - distinct - repeats.length;
-=======
-      // Each distinct key is in `first` once.
-      const distinct = first;
-      const keyless = records.length - first.size - repeats.length;
->>>>>>> vfloor
       for (const r of repeats) {
         const shown = seed.externalId.length === 1 ? q(records[r.i]![seed.externalId[0]!]) : r.key;
         yield {
