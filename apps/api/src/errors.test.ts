@@ -52,6 +52,21 @@ describe('bad input', () => {
     expect((await a.request('p/drafts')).status).toBe(404);
   });
 
+  it('a key repeated past a depth the scan cannot reach is still a 400 (never a 500, never silence), and nothing is staged', async () => {
+    const a = await t.tenant();
+    const deep = `${'['.repeat(25_000)}1${']'.repeat(25_000)}`;
+    const body = `{"name": "acct", "x": ${deep}, "name": "acct"}`;
+    const r = await a.request('p/drafts/object/acct', { method: 'PUT', body, headers: { 'content-type': 'application/json' } });
+    expect([r.status, await r.json()]).toEqual([
+      400,
+      {
+        error: 'invalid_request',
+        message: expect.stringMatching(/^the body repeats a key \(it writes more members than JSON keeps\) and nests too deep to say where/),
+      },
+    ]);
+    expect((await a.request('p/drafts')).status).toBe(404);
+  });
+
   it('a body over the limit is a 413, before anything is parsed or staged', async () => {
     const a = await t.tenant();
     const big = { name: 'exp_big', label: 'x'.repeat(70 * 1024) };

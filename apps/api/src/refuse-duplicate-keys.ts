@@ -1,4 +1,4 @@
-import { countKeys, findDuplicateKeys, scanJson } from '@bvl/metadata';
+import { countKeys, scanDuplicateKeys, scanJson } from '@bvl/metadata';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.ts';
 import { ApiError } from './to-error-response.ts';
@@ -31,7 +31,12 @@ export const refuseDuplicateKeys: MiddlewareHandler<AppEnv> = async (c, next) =>
       // The validator's c.req.json() gets this value instead of parsing the text again.
       c.req.json = <T>() => Promise.resolve(parsed as T);
       if (scanJson(text).keys !== countKeys(parsed)) {
-        const dups = findDuplicateKeys(text);
+        const { repeats: dups, complete } = scanDuplicateKeys(text);
+        if (dups.length === 0 && !complete)
+          throw new ApiError(
+            'invalid_request',
+            'the body repeats a key (it writes more members than JSON keeps) and nests too deep to say where: JSON keeps only the last value of a repeated key, so the first would be dropped without a word; find the repeat and keep one',
+          );
         if (dups.length > 0)
           throw new ApiError(
             'invalid_request',

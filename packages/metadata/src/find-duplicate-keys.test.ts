@@ -34,6 +34,11 @@ describe('findDuplicateKeys', () => {
   ])('$name', ({ text, want }) => {
     expect(findDuplicateKeys(text).map((d) => [d.pointer, d.key, d.first.line, d.again.line])).toEqual(want);
   });
+
+  it('text nested deeper than the call stack holds: the repeats found before the depth, no throw', () => {
+    const deep = `{"name":"a","name":"b","f":${'['.repeat(100_000)}1${']'.repeat(100_000)}}`;
+    expect(findDuplicateKeys(deep).map((d) => d.pointer)).toEqual(['/name']);
+  });
 });
 
 const stackFile = async (name: string, text: string) => {
@@ -115,5 +120,30 @@ describe('a key named "__proto__" is an invalid_artifact', () => {
     expect(set.problems.map((p) => [p.type, p.name, p.path])).toEqual([want]);
     expect(set.problems[0]!.message).toContain('the key "__proto__", which no JavaScript record holds');
     expect(set.problems[0]!.fix).toBe('Rename the key "__proto__" (e.g. "proto"); no field, option or record key may be named so.');
+  });
+});
+
+describe('a hostile file nested 100,000 deep with a repeated key', () => {
+  const deep = `${'['.repeat(100_000)}1${']'.repeat(100_000)}`;
+  it('in an artifact: findings (the key twice; too deep), never a crash', async () => {
+    const set = await readSource(await stackFile('deep.json', `{"objects":[{"name":"acct","name":"acct2","fields":{"t":{"type":"text","x":${deep}}}}]}`));
+    expect(set.problems.map((p) => [p.code, p.name, p.path ?? '', p.message.slice(0, 40)])).toEqual([
+      ['invalid_artifact', 'acct2', '', 'The object body is nested more than 64 l'],
+      ['invalid_artifact', 'acct2', '/name', 'The object has the key "name" twice at /'],
+    ]);
+    const { graph, issues } = buildGraph(set);
+    const located = locateIssues(issues, graph, [set]);
+    expect(located.map((i) => [i.code, i.path, i.location?.line])).toEqual([
+      ['invalid_artifact', '', undefined],
+      ['invalid_artifact', '/name', 1],
+    ]);
+  });
+
+  it('a repeat the scan cannot reach past that depth: a notice that a key repeats somewhere, never silence', async () => {
+    const file = await stackFile('deep-stack.json', `{"objects":[{"name":"acct","x":${deep}}],"objects":[]}`);
+    const set = await readSource(file);
+    expect(set.notices?.map((n) => n.message)).toContainEqual(
+      expect.stringContaining(`${file} repeats a key (it writes more members than JSON keeps) and nests too deep`),
+    );
   });
 });

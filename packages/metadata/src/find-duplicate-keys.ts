@@ -37,10 +37,20 @@ interface Frame {
 /**
  * Every key an object of `text` holds more than once, in one streaming pass (no tree is built; the
  * pass costs about what `JSON.parse` does). Keys compare as JSON.parse compares them (escapes
- * decoded). Text that is not JSON yields what was found before the error. Pure.
+ * decoded). Text that is not JSON, or nests deeper than the call stack holds, yields what was found
+ * before. Pure.
  */
 export function findDuplicateKeys(text: string): DuplicateKey[] {
+  return scanDuplicateKeys(text).repeats;
+}
+
+/**
+ * {@link findDuplicateKeys}, saying whether the scan read the whole text: `complete` is false when
+ * the text nests deeper than the call stack holds, and a repeat past that depth went unseen.
+ */
+export function scanDuplicateKeys(text: string): { readonly repeats: DuplicateKey[]; readonly complete: boolean } {
   const out: DuplicateKey[] = [];
+  let complete = true;
   const stack: Frame[] = [];
   const pointerOf = (key: string): string =>
     `${stack
@@ -62,29 +72,36 @@ export function findDuplicateKeys(text: string): DuplicateKey[] {
   const close = () => {
     stack.pop();
   };
-  visit(
-    text,
-    {
-      onObjectBegin: open(false),
-      onArrayBegin: open(true),
-      onObjectEnd: close,
-      onArrayEnd: close,
-      onObjectProperty: (key, offset, _length, line, column) => {
-        const top = stack[stack.length - 1];
-        if (!top?.keys) return;
-        top.key = key;
-        const at = { line: line + 1, column: column + 1, offset };
-        const first = top.keys.get(key);
-        if (first === undefined) top.keys.set(key, at);
-        else if (out.length < MAX_DUPLICATE_KEYS) out.push({ pointer: pointerOf(key), key, first, again: at });
+  // jsonc-parser's parser recurses per nesting level: text nested deeper than the call stack holds
+  // (which the reader refuses as too deep anyway) ends the scan with what was found, like an error.
+  try {
+    visit(
+      text,
+      {
+        onObjectBegin: open(false),
+        onArrayBegin: open(true),
+        onObjectEnd: close,
+        onArrayEnd: close,
+        onObjectProperty: (key, offset, _length, line, column) => {
+          const top = stack[stack.length - 1];
+          if (!top?.keys) return;
+          top.key = key;
+          const at = { line: line + 1, column: column + 1, offset };
+          const first = top.keys.get(key);
+          if (first === undefined) top.keys.set(key, at);
+          else if (out.length < MAX_DUPLICATE_KEYS) out.push({ pointer: pointerOf(key), key, first, again: at });
+        },
+        onLiteralValue: () => {
+          segment();
+        },
       },
-      onLiteralValue: () => {
-        segment();
-      },
-    },
-    { disallowComments: true, allowTrailingComma: false },
-  );
-  return out;
+      { disallowComments: true, allowTrailingComma: false },
+    );
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    complete = false;
+  }
+  return { repeats: out, complete };
 }
 
 /**
@@ -104,6 +121,16 @@ function mayRepeatKeys(text: string, parsed: { readonly doc: unknown; readonly k
   return countKeys(doc) !== scanJson(text).keys;
 }
 
+/** The text's tree, or undefined when it nests deeper than jsonc-parser's recursion can go. */
+function treeOf(text: string): ReturnType<typeof parseTree> | undefined {
+  try {
+    return parseTree(text);
+  } catch (e) {
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
+}
+
 /** Whether `pointer` is `prefix` or inside it, segment by segment. */
 const within = (pointer: string, prefix: string): boolean => pointer === prefix || pointer.startsWith(`${prefix}/`);
 
@@ -121,11 +148,16 @@ export function withDuplicateKeys(
   parsed?: { readonly doc: unknown; readonly keys: number },
 ): ArtifactSet {
   if (!mayRepeatKeys(text, parsed)) return set;
-  const dups = findDuplicateKeys(text);
-  if (dups.length === 0) return set;
+  const { repeats: dups, complete } = scanDuplicateKeys(text);
+  if (dups.length === 0 && complete) return set;
   const mine = set.artifacts.filter((a) => a.source.file === file);
   const problems: LoadProblem[] = [];
   const notices: SourceNotice[] = [];
+  if (!complete)
+    notices.push({
+      ...(file !== undefined ? { file } : {}),
+      message: `${file ?? 'The stack'} repeats a key (it writes more members than JSON keeps) and nests too deep for bvl to say where: JSON keeps only the last of a repeated key, so what the first held is not read. Find the repeat and keep one; flatten what nests that deep.`,
+    });
   const where = (d: DuplicateKey) => `${file ?? 'the stack'} line ${d.first.line} and line ${d.again.line}`;
   let tree: ReturnType<typeof parseTree> | undefined;
   for (const d of dups) {
@@ -146,7 +178,7 @@ export function withDuplicateKeys(
       continue;
     }
     // Outside every artifact: a stack key. What did its first value hold?
-    tree ??= parseTree(text);
+    tree ??= treeOf(text);
     const keyNode = tree ? findNodeAtOffset(tree, d.first.offset + 1) : undefined;
     const value = keyNode?.parent?.children?.[1];
     const lost =

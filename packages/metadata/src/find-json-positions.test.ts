@@ -29,6 +29,13 @@ describe('findJsonPositions', () => {
     expect(findJsonPositions('{"a/b": 1}', ['/a~1b']).get('/a~1b')).toMatchObject({ line: 1, column: 2, found: '/a~1b' });
   });
 
+  it('text nested deeper than the call stack holds: what was found before the depth, no throw', () => {
+    const deep = `{"n":1,"f":${'['.repeat(100_000)}1${']'.repeat(100_000)}}`;
+    const at = findJsonPositions(deep, ['/n', '/f/0']);
+    expect(at.get('/n')).toMatchObject({ line: 1, column: 2, found: '/n' });
+    expect(at.has('/f/0')).toBe(false);
+  });
+
   it('reads a large array without entering what no pointer asks for', () => {
     const big = JSON.stringify({ items: Array.from({ length: 20_000 }, (_, i) => ({ id: i, tags: ['x', 'y'] })) }, null, 1);
     const at = findJsonPositions(big, ['/items/19999/tags/1']);

@@ -38,7 +38,7 @@ interface Frame {
  * subtree no pointer enters (no tree is built, so a large stack file costs one scan). A member's
  * position starts at its key (`"type": …`), an array element's at its value, and ends after the
  * value. A pointer whose member does not exist gets its deepest existing ancestor's position.
- * Text that is not JSON yields what was found before the error.
+ * Text that is not JSON, or nests deeper than the call stack holds, yields what was found before.
  */
 export function findJsonPositions(text: string, pointers: Iterable<string>): Map<string, PointerPosition> {
   const asked = [...pointers];
@@ -71,27 +71,34 @@ export function findJsonPositions(text: string, pointers: Iterable<string>): Map
     stack.pop();
     seen.set(at.pointer, { line: at.line + 1, column: at.column + 1, endLine: line + 1, endColumn: column + 2 });
   };
-  visit(
-    text,
-    {
-      onObjectBegin: onBegin(false),
-      onArrayBegin: onBegin(true),
-      onObjectEnd: onEnd,
-      onArrayEnd: onEnd,
-      onObjectProperty: (property, _offset, _length, line, column) => {
-        const top = stack[stack.length - 1];
-        if (!top) return;
-        top.key = property;
-        top.keyLine = line;
-        top.keyColumn = column;
+  // jsonc-parser's parser recurses per nesting level: a value nested deeper than the stack holds
+  // (a hostile file the reader already refuses as too deep) ends the scan like a syntax error does.
+  try {
+    visit(
+      text,
+      {
+        onObjectBegin: onBegin(false),
+        onArrayBegin: onBegin(true),
+        onObjectEnd: onEnd,
+        onArrayEnd: onEnd,
+        onObjectProperty: (property, _offset, _length, line, column) => {
+          const top = stack[stack.length - 1];
+          if (!top) return;
+          top.key = property;
+          top.keyLine = line;
+          top.keyColumn = column;
+        },
+        onLiteralValue: (_value, _offset, length, line, column) => {
+          const at = begin(line, column);
+          if (at && wanted.has(at.pointer))
+            seen.set(at.pointer, { line: at.line + 1, column: at.column + 1, endLine: line + 1, endColumn: column + 1 + length });
+        },
       },
-      onLiteralValue: (_value, _offset, length, line, column) => {
-        const at = begin(line, column);
-        if (at && wanted.has(at.pointer)) seen.set(at.pointer, { line: at.line + 1, column: at.column + 1, endLine: line + 1, endColumn: column + 1 + length });
-      },
-    },
-    { disallowComments: false, allowTrailingComma: true },
-  );
+      { disallowComments: false, allowTrailingComma: true },
+    );
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+  }
   const out = new Map<string, PointerPosition>();
   for (const p of asked) {
     const chain = prefixesOf(p);

@@ -21,7 +21,7 @@ export {
 } from './collect-artifacts.ts';
 export { describeSchemaProblem } from './describe-schema-problem.ts';
 export { clearWinner, didYouMean, editDistance } from './edit-distance.ts';
-export { type DuplicateKey, findDuplicateKeys, type KeyPosition, MAX_DUPLICATE_KEYS, withDuplicateKeys } from './find-duplicate-keys.ts';
+export { type DuplicateKey, findDuplicateKeys, type KeyPosition, MAX_DUPLICATE_KEYS, scanDuplicateKeys, withDuplicateKeys } from './find-duplicate-keys.ts';
 export { findJsonPositions, type JsonPosition, type PointerPosition } from './find-json-positions.ts';
 export {
   type AppNode,
