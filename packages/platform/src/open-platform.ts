@@ -305,7 +305,9 @@ function skipDeadOnBorrow(pool: pg.Pool): void {
 export function isReadOnlyStatement(sql: string): boolean {
   const text = sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\//g, ' ').trim();
   if (!/^(select|with|values|show|table)\b/i.test(text)) return false;
-  return !/\b(insert|update|delete|merge|into|nextval|setval|lock|for\s+(no\s+key\s+)?(update|share)|pg_advisory\w*|pg_terminate_backend|pg_cancel_backend|set_config|dblink\w*)\b/i.test(text);
+  return !/\b(insert|update|delete|merge|into|nextval|setval|lock|for\s+(no\s+key\s+)?(update|share)|pg_advisory\w*|pg_terminate_backend|pg_cancel_backend|set_config|dblink\w*)\b/i.test(
+    text,
+  );
 }
 
 /**
