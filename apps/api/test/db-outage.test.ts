@@ -87,17 +87,14 @@ describe.runIf(ENGINE === 'postgres')('a database that goes away', () => {
     } finally {
       await control.end();
     }
-    // The pool learns a connection is dead when it is used or its error event is read: under load a
-    // request may still meet one more killed connection (an honest 503, never a hang); within as many
-    // requests as the pool has connections, they are all gone and the answer is 200.
-    const after: number[] = [];
-    for (let i = 0; i < 8 && after.at(-1) !== 200; i++) {
+    // The killed backends are gone: the very next request answers 200. The pool drops a connection
+    // it knows is dead on borrow, and a read whose pooled connection turns out to have been killed
+    // runs once more on a fresh one (open-platform's retryFirstReadOnce), so no user sees that kill.
+    for (let i = 0; i < 3; i++) {
       const r = await timed(drafts);
+      expect(r.status, `request ${i + 1} after the kill`).toBe(200);
       expect(r.ms).toBeLessThan(REQUEST_MS + 1_000);
-      after.push(r.status);
     }
-    expect(after.at(-1), `answers after the kill: ${after.join(', ')}`).toBe(200);
-    expect(after.every((s) => s === 200 || s === 503)).toBe(true);
   });
 
   it('not answering (every byte held): 503 at the deadline, not a hang; answering again: the next request succeeds', async () => {

@@ -11,7 +11,12 @@ export const MAX_CEL_DEPTH = 32;
 
 const DAY = 86_400_000;
 const UNIT_MS: Readonly<Record<string, number>> = { d: DAY, h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
-const FUNCTIONS = ['daysAgo', 'daysFromNow', 'hoursAgo', 'hoursFromNow', 'today', 'now', 'duration', 'timestamp', 'date'];
+const FUNCTIONS = ['daysAgo', 'daysFromNow', 'today', 'now', 'duration', 'timestamp', 'date'];
+/** Functions some CEL dialects have but ObjectStack 17.4.0's does not: its seed loader drops a record using them, so bvl refuses them too. */
+export const CEL_NOT_IN_OBJECTSTACK: Readonly<Record<string, string>> = {
+  hoursAgo: 'daysAgo(n) (whole days before today, UTC midnight) or now()',
+  hoursFromNow: 'daysFromNow(n) (whole days after today, UTC midnight) or now()',
+};
 
 type Token = { t: 'num'; v: number } | { t: 'str'; v: string } | { t: 'id'; v: string } | { t: 'op'; v: string };
 
@@ -27,7 +32,7 @@ export function isCelEnvelope(value: unknown): value is { dialect: 'cel'; source
 
 /**
  * Evaluates the CEL subset the corpora's seeds use against the injected clock `now`:
- * `today()`, `now()`, `daysAgo(n)`, `daysFromNow(n)`, `hoursAgo(n)`, `hoursFromNow(n)`,
+ * `today()`, `now()`, `daysAgo(n)`, `daysFromNow(n)`,
  * `duration("6h20m")`, `timestamp("…")`, `date("YYYY-MM-DD")`, numbers, strings, parentheses and
  * `+`/`-`. `today()` and `daysAgo`/`daysFromNow` are UTC midnights, so `daysAgo(9) + duration("6h20m")`
  * is 06:20 nine days ago. Anything else is an error value naming what is unsupported. Pure.
@@ -171,10 +176,6 @@ function call(name: string, args: CelValue[], now: Date): CelValue {
       return instant(midnight(now) - num() * DAY);
     case 'daysFromNow':
       return instant(midnight(now) + num() * DAY);
-    case 'hoursAgo':
-      return instant(now.getTime() - num() * 3_600_000);
-    case 'hoursFromNow':
-      return instant(now.getTime() + num() * 3_600_000);
     case 'duration':
       return { kind: 'duration', ms: parseDuration(str()) };
     case 'timestamp':
@@ -184,6 +185,8 @@ function call(name: string, args: CelValue[], now: Date): CelValue {
       return instant(ms);
     }
     default:
+      if (Object.hasOwn(CEL_NOT_IN_OBJECTSTACK, name))
+        throw new CelError(`${name}() is not a CEL function of ObjectStack 17.4.0 (its seed loader drops the record); use ${CEL_NOT_IN_OBJECTSTACK[name]}`);
       throw new CelError(`unsupported function ${name}() (bvl evaluates ${FUNCTIONS.join(', ')})`);
   }
 }

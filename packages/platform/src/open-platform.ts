@@ -7,7 +7,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { enableCopyOnPg, enableCopyOnPglite } from './copy-rows.ts';
 import type { BvlDatabase, DynamicDatabase, PlatformContext } from './database.ts';
-import { describeConnectError } from './describe-db-error.ts';
+import { describeConnectError, isConnectionLost } from './describe-db-error.ts';
 import { lockDataDir } from './lock-data-dir.ts';
 import { migrateToLatest } from './run-migrations.ts';
 import { pgliteReadOnly, type ReadOnlySessions, readOnlySessionOptions } from './run-read-only.ts';
@@ -270,8 +270,91 @@ function postgresPool(url: string, max: number, extra: string, applicationName?:
     client.on('error', () => {});
     // COPY FROM STDIN for the seed writer's bulk path (see copy-rows).
     enableCopyOnPg(client);
+    retryFirstReadOnce(pool, client);
   });
+  pool.on('acquire', (client) => {
+    (client as PooledClient)[FRESH] = true;
+  });
+  skipDeadOnBorrow(pool);
   return pool;
+}
+
+const FRESH = Symbol('bvl.freshBorrow');
+/**
+ * How soon a statement must fail for its connection to count as dead before it ran. Measured: a
+ * connection killed while idle fails its next statement in 0.5–6 ms (through a TCP proxy, load 3–5);
+ * a running query an admin kills has run for longer.
+ */
+const DEAD_ON_ARRIVAL_MS = 50;
+type PooledClient = pg.PoolClient & { [FRESH]?: boolean; _queryable?: boolean; _ending?: boolean };
+
+/** Whether a pooled client is already known to be unusable (its socket ended or errored): a check of two flags, no round trip. */
+const isDead = (client: PooledClient) => client._queryable === false || client._ending === true;
+
+/**
+ * A borrow never hands out a connection the pool already knows is dead (the server killed it while
+ * idle and the driver has read that): it is dropped and another taken. Free — no round trip.
+ */
+function skipDeadOnBorrow(pool: pg.Pool): void {
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  (pool as { connect: unknown }).connect = async (...args: unknown[]) => {
+    if (args.length > 0) return (connect as (...a: unknown[]) => unknown)(...args);
+    for (let i = 0; ; i++) {
+      const client = (await connect()) as PooledClient;
+      if (!isDead(client) || i >= 2 * Math.max(1, pool.options.max ?? 10)) return client;
+      client.release(new Error('connection already closed by the server'));
+    }
+  };
+}
+
+/** A statement that only reads: running it twice changes nothing (no data-modifying CTE, no sequence, no lock). */
+export function isReadOnlyStatement(sql: string): boolean {
+  const text = sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\//g, ' ').trim();
+  if (!/^(select|with|values|show|table)\b/i.test(text)) return false;
+  return !/\b(insert|update|delete|merge|into|nextval|setval|lock|for\s+(no\s+key\s+)?(update|share)|pg_advisory\w*|pg_terminate_backend|pg_cancel_backend|set_config|dblink\w*)\b/i.test(
+    text,
+  );
+}
+
+/**
+ * A connection the server killed while it sat in the pool (pg_terminate_backend, an admin shutdown:
+ * 57P01–57P03; or the socket reset) is noticed only when used, if the driver has not yet read the
+ * news. When that first statement after a borrow is a read (or was never sent: the client was
+ * already closed), it runs once more on a fresh connection and the caller never sees the dead one;
+ * the dead client leaves the pool when released. Only a statement that failed within
+ * {@link DEAD_ON_ARRIVAL_MS} of being sent is retried: one killed after it ran a while stays killed. A write is never retried — it may have committed
+ * before the connection died — and neither is anything inside a transaction (a `begin` is the first
+ * statement of one, so the rest would stay on the dead connection).
+ */
+function retryFirstReadOnce(pool: pg.Pool, client: pg.PoolClient): void {
+  const c = client as PooledClient;
+  const query = c.query.bind(c) as (...args: unknown[]) => unknown;
+  (c as { query: unknown }).query = (...args: unknown[]) => {
+    const fresh = c[FRESH] === true;
+    c[FRESH] = false;
+    const [sql, values] = args;
+    // Only the promise form with SQL text (kysely's); callbacks, Query objects and cursors pass through.
+    if (!fresh || typeof sql !== 'string' || args.length > 2 || typeof values === 'function') return query(...args);
+    const sent = performance.now();
+    return (query(...args) as Promise<pg.QueryResult>).catch(async (e: unknown) => {
+      const notSent = e instanceof Error && /is not queryable/.test(e.message);
+      // Failed within a round trip: the connection was dead before the statement ran. One that ran a
+      // while and was then killed (an admin ending a runaway query) is not run again.
+      if (performance.now() - sent > DEAD_ON_ARRIVAL_MS && !notSent) throw e;
+      if (!isConnectionLost(e) || !(notSent ? !/^\s*(begin|start)\b/i.test(sql) : isReadOnlyStatement(sql))) throw e;
+      const other = (await pool.connect()) as PooledClient;
+      other[FRESH] = false;
+      let lost: Error | undefined;
+      try {
+        return await (other.query as (...a: unknown[]) => Promise<pg.QueryResult>)(sql, values);
+      } catch (again) {
+        if (isConnectionLost(again)) lost = again as Error;
+        throw again;
+      } finally {
+        other.release(lost);
+      }
+    });
+  };
 }
 
 /** Dumps a PGlite-backed platform's data dir (tests migrate once and start every file from the dump). */

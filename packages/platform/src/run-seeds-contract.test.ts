@@ -77,7 +77,7 @@ describe('a bad record fails that record, not the seed or the run', () => {
           recordIndex: 2,
           field: 'due',
           message:
-            'row not written: unsupported function frobnicate() (bvl evaluates daysAgo, daysFromNow, hoursAgo, hoursFromNow, today, now, duration, timestamp, date) in CEL "frobnicate(1)"',
+            'row not written: unsupported function frobnicate() (bvl evaluates daysAgo, daysFromNow, today, now, duration, timestamp, date) in CEL "frobnicate(1)"',
         },
       ],
       errorsOmitted: 0,

@@ -16,6 +16,32 @@ describe(rule.meta.name, () => {
       'Give "category" one lookup value.',
     ]);
   });
+  it('refuses a CEL call ObjectStack 17.4.0 lacks (hoursAgo, hoursFromNow), naming the seed, field and what to use', () => {
+    const issues = runCase(rule, {
+      name: 'hoursAgo',
+      stack: (s) => {
+        s.data[1].records[0].spent_on = { dialect: 'cel', source: 'hoursAgo(5)' };
+        s.data[1].records[1].spent_on = { dialect: 'cel', source: 'daysAgo(1) + duration("2h")' };
+        s.data[1].records[2].spent_on = { dialect: 'cel', source: 'now() + hoursFromNow (1)' };
+      },
+    });
+    expect(issues.map((i) => [i.code, i.ref?.member, i.path, i.message, i.fix])).toEqual([
+      [
+        'seed_value_invalid',
+        'spent_on',
+        '/records/0/spent_on',
+        'Seed "exp_expense" record 0 computes "spent_on" with CEL hoursAgo(), which ObjectStack 17.4.0\'s CEL does not have; ObjectStack rejects the record when it writes it, so its row never lands.',
+        'Compute "spent_on" with daysAgo(n) (whole days before today, UTC midnight) or now() instead of hoursAgo() (in "hoursAgo(5)").',
+      ],
+      [
+        'seed_value_invalid',
+        'spent_on',
+        '/records/2/spent_on',
+        'Seed "exp_expense" record 2 computes "spent_on" with CEL hoursFromNow(), which ObjectStack 17.4.0\'s CEL does not have; ObjectStack rejects the record when it writes it, so its row never lands.',
+        'Compute "spent_on" with daysFromNow(n) (whole days after today, UTC midnight) or now() instead of hoursFromNow() (in "now() + hoursFromNow (1)").',
+      ],
+    ]);
+  });
   ruleTester(rule, {
     valid: [
       {

@@ -18,6 +18,19 @@ const SCALAR_TYPES = new Set([...NUMBER_TYPES, ...BOOLEAN_TYPES, ...TEXT_TYPES, 
 const SINGLE_CHOICE_TYPES = new Set(['select', 'radio', ...RELATION_TYPES]);
 /** Computed by the platform: never seeded, so never missing. */
 const COMPUTED = new Set(['formula', 'summary', 'autonumber']);
+/** CEL functions ObjectStack 17.4.0's seed loader does not have (it drops the record), and what it has instead. */
+const CEL_NOT_IN_OBJECTSTACK: Readonly<Record<string, string>> = {
+  hoursAgo: 'daysAgo(n) (whole days before today, UTC midnight) or now()',
+  hoursFromNow: 'daysFromNow(n) (whole days after today, UTC midnight) or now()',
+};
+const CEL_CALL = /\b([A-Za-z_]\w*)\s*\(/g;
+/** The first function a CEL envelope calls that ObjectStack's CEL lacks. */
+function celNotInObjectStack(v: unknown): string | undefined {
+  const source = (v as { dialect?: unknown; source?: unknown }).source;
+  if ((v as { dialect?: unknown }).dialect !== 'cel' || typeof source !== 'string') return undefined;
+  for (const m of source.matchAll(CEL_CALL)) if (Object.hasOwn(CEL_NOT_IN_OBJECTSTACK, m[1]!)) return m[1];
+  return undefined;
+}
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 const URL_REF = /^(?:[a-z][a-z0-9+.-]*:\/\/\S+|\/\S*|data:\S+|blob:\S+)$/i;
 const PHONE = /^[+()\-\s\d.]{5,}$/;
@@ -89,7 +102,8 @@ const blank = (v: unknown): boolean => v === undefined || v === null || v === ''
  * Seed records keep their fields' value contract, which ObjectStack enforces on every write (and
  * so does the platform bvl publishes to): a value the write path takes for the field's type, every
  * `required` field set, text within `maxLength`/`minLength`, numbers within `min`/`max`, a `unique` value once. A record that breaks it is rejected, and its row
- * never lands. CEL values are computed at publish and not judged; mode `update` sets only what it names.
+ * never lands. CEL values are computed at publish and not judged, except a call ObjectStack's CEL lacks
+ * (`hoursAgo`, `hoursFromNow`: its loader drops the record); mode `update` sets only what it names.
  */
 export default defineRule({
   meta: {
@@ -129,7 +143,20 @@ export default defineRule({
         for (let k = 0; k < keys.length; k++) {
           const key = keys[k]!;
           const v = rec[key];
-          if (v === null || v === undefined || isCel(v)) continue;
+          if (v === null || v === undefined) continue;
+          if (isCel(v)) {
+            const fn = celNotInObjectStack(v);
+            const field = fn ? resolveField(obj, key) : undefined;
+            if (fn && field && !field.invalid)
+              yield problem(
+                i,
+                field,
+                pointer('records', i, key),
+                `computes ${q(key)} with CEL ${fn}(), which ObjectStack 17.4.0's CEL does not have`,
+                `Compute ${q(key)} with ${CEL_NOT_IN_OBJECTSTACK[fn]} instead of ${fn}() (in ${q((v as { source: string }).source)}).`,
+              );
+            continue;
+          }
           let field = judged.get(key);
           if (field === undefined) {
             const f = resolveField(obj, key);
