@@ -46,10 +46,14 @@ export async function latestProbeResult(ctx: PlatformContext, scope: PackageScop
     .orderBy('publish_id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (!row) return undefined;
+  return row && storedResult(row);
+}
+
+/** A probe_results row as the stored result. */
+function storedResult(row: { publish_id: unknown; probed_at: unknown; issues: unknown; report: unknown }): StoredProbeResult {
   return {
     publishId: Number(row.publish_id),
-    probedAt: new Date(row.probed_at),
+    probedAt: new Date(row.probed_at as string | Date),
     issues: row.issues as BuildIssue[],
     report: row.report as Record<string, unknown>,
   };
@@ -77,11 +81,5 @@ export async function previousProbeResult(ctx: PlatformContext, scope: PackageSc
     .select(['publish_id', 'probed_at', 'issues', 'report'])
     .where('publish_id', '=', Number(prev.id))
     .executeTakeFirst();
-  if (!row) return undefined;
-  return {
-    publishId: Number(row.publish_id),
-    probedAt: new Date(row.probed_at),
-    issues: row.issues as BuildIssue[],
-    report: row.report as Record<string, unknown>,
-  };
+  return row && storedResult(row);
 }
