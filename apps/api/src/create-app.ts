@@ -10,7 +10,7 @@ import type { AppEnv, Logger } from './app-env.ts';
 import { bearerAuth, notFound } from './auth.ts';
 import { createRemoteMcp } from './mcp/create-remote-mcp.ts';
 import { gateToolCalls } from './mcp/gate-tool-calls.ts';
-import { refuseDuplicateKeys } from './refuse-duplicate-keys.ts';
+import { readMcpBody, refuseDuplicateKeys } from './refuse-duplicate-keys.ts';
 import { requestLog } from './request-log.ts';
 import { buildRoutes } from './routes/build-routes.ts';
 import { draftRoutes } from './routes/draft-routes.ts';
@@ -221,6 +221,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // MCP over streamable HTTP, stateless: a server and transport per request, JSON responses.
   app.all('/mcp', async (c) => {
+    // The body read once and refused when it repeats a key, as the HTTP API's bodies are.
+    const body = await readMcpBody(c);
+    if (body instanceof Response) return body;
     const server = createRemoteMcp(
       platform,
       c.var.tenant,
@@ -239,7 +242,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       },
     });
     try {
-      return await transport.handleRequest(c.req.raw);
+      return await transport.handleRequest(c.req.raw, body);
     } finally {
       await server.close().catch(() => {});
       endTurns();

@@ -144,4 +144,36 @@ describe('a real server', () => {
     expect(bad.isError).toBe(true);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
+
+  it('a tool call whose draft repeats a key is refused as the HTTP API refuses it, and nothing is staged', async () => {
+    const post = (text: string) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.demo!.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: text,
+      });
+    // JSON.parse would keep only the second label: the agent would stage something else than it sent.
+    const body = '{"label":"Sent first","label":"Kept by JSON.parse","fields":{}}';
+    const text = `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"stage_draft","arguments":{"package":"expense","type":"object","name":"exp_repeat","body":${body}}}}`;
+    const r = await post(text);
+    expect(r.status).toBe(400);
+    const answer = (await r.json()) as { id: unknown; error: { code: number; message: string; data: { problems: Array<{ path: string; message: string }> } } };
+    expect(answer.id).toBe(41);
+    expect(answer.error.code).toBe(-32600);
+    expect(answer.error.message).toMatch(/the key "label" twice at body\.params\.arguments\.body/);
+    expect(answer.error.data.problems[0]!.message).toMatch(/appears again at line 1, column \d+ .*keep one/);
+    const drafts = (await call('list_drafts', { package: 'expense' })).structuredContent as { drafts?: Array<{ name: string }> };
+    expect(JSON.stringify(drafts)).not.toContain('exp_repeat');
+    // Not JSON at all: the transport's own parse error, as before.
+    const broken = await post('{"jsonrpc":"2.0",');
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    // The same request without the repeat stages the draft.
+    const ok = await post(text.replace('"label":"Sent first",', ''));
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { result: { isError?: boolean } }).result.isError).toBeFalsy();
+    const got = (await call('get_draft', { package: 'expense', type: 'object', name: 'exp_repeat' })).structuredContent as { body: { label: string } };
+    expect(got.body.label).toBe('Kept by JSON.parse');
+    await call('discard_drafts', { package: 'expense', artifacts: [{ type: 'object', name: 'exp_repeat' }] });
+  });
 });
