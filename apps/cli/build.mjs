@@ -58,7 +58,7 @@ for (const name of BUNDLED_NPM) {
 }
 
 /** Non-ASCII characters as `\u{…}` escapes, for text that goes into comments. */
-const asciiOnly = (text) => text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+const asciiOnly = (text) => text.replace(/[\u0080-\u{10ffff}]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
 
 await rm(new URL('dist', here), { recursive: true, force: true });
 const result = await build({
@@ -86,10 +86,10 @@ const result = await build({
 for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'))) {
   const url = new URL(file, here);
   const text = await readFile(url, 'utf8');
-  if (!/[^\x00-\x7f]/u.test(text)) continue;
+  if (!/[\u0080-\u{10ffff}]/u.test(text)) continue;
   const lines = text.split('\n');
   for (const [i, line] of lines.entries())
-    if (/[^\x00-\x7f]/u.test(line) && !/^\s*(\/\/|\/\*|\*)/u.test(line)) {
+    if (/[\u0080-\u{10ffff}]/u.test(line) && !/^\s*(\/\/|\/\*|\*)/u.test(line)) {
       console.error(`apps/cli: ${file}:${i + 1} has a non-ASCII character outside a comment`);
       process.exit(1);
     }
