@@ -6,7 +6,9 @@
 //
 //   npx tsx bench/compare-outputs.ts <dir of build A's dist> <dir of build B's dist>
 //
-// e.g. a copy of main's apps/cli/dist against apps/cli/dist. Exit 1 on any difference.
+// e.g. a copy of main's apps/cli/dist placed under apps/cli/ (so its npm imports resolve) against
+// apps/cli/dist. Exit 1 on any difference. BVL_COMPARE_ONLY=<part of a name> limits the per-stack
+// runs to those stacks; BVL_COMPARE_SHOW=<path> writes the first differing pair to <path>.a and .b.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
