@@ -1,5 +1,6 @@
 import { type FieldNode, normalizeSort, type ObjectNode, resolveField, type ViewFilterOperator } from '@bvl/metadata';
-import { type ColumnRef, compileFilter, type FilterContext, PG_COMPILER } from '@bvl/render-contract';
+import { type ColumnRef, compileFilter, type FilterContext } from '@bvl/render-contract';
+import { PG_COMPILER } from '@bvl/render-contract/pg-compiler';
 import { type CompiledQuery, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { columnTypeOf } from './column-type.ts';
 import { identifierProblem, showName } from './identifier.ts';

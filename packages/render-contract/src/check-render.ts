@@ -7,6 +7,7 @@ import { problemIssue } from './compile-dataset.ts';
 import type { ComponentRegistry } from './component-registry.ts';
 import { planDataset } from './dataset-planner.ts';
 import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
+import { forgetResolvedFields } from './resolve-field-of.ts';
 import { widgetQueryOptions } from './widget-query-options.ts';
 
 /** Options for {@link checkRender}. */
@@ -39,6 +40,14 @@ export interface RenderCheck {
  * refuses (L1's spec-refusals reports it, as an error). Pure and total; issues sorted.
  */
 export function checkRender(graph: Graph, options: CheckRenderOptions = {}): RenderCheck {
+  try {
+    return check(graph, options);
+  } finally {
+    forgetResolvedFields();
+  }
+}
+
+function check(graph: Graph, options: CheckRenderOptions): RenderCheck {
   const registry = options.registry ?? DEFAULT_REGISTRY;
   const compileOptions = options.schema === undefined ? undefined : { schema: options.schema };
   const issues: BuildIssue[] = [];

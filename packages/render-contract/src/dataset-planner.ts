@@ -4,7 +4,7 @@ import { type ColumnRef, compileFilter, type FilterContext, type Segment } from 
 import type { CompileOptions, CompileProblem, DatasetPlan, DatasetSelection, DateGranularity, ProblemOrigin } from './dataset-plan.ts';
 import type { DeferredSql } from './deferred-sql.ts';
 import { emitSql } from './emit-sql.ts';
-import { isSqlIdentifier } from './pg-compiler.ts';
+import { isSqlIdentifier } from './pg-sql.ts';
 import type { Mention, PlanContext, PlannedMeasure } from './plan-context.ts';
 import { planDimension } from './plan-dimension.ts';
 import { PlanJoins } from './plan-joins.ts';

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DATE_MACRO_NAMES, dateMacroSql, MAX_MACRO_COUNT, placeholderName } from './date-macro-sql.ts';
-import { PG_COMPILER } from './pg-compiler.ts';
+import { PG_SQL } from './pg-sql.ts';
 
 const text = (name: string) => {
   const m = dateMacroSql(name);
   if (m === undefined || m === 'too_large') throw new Error(`${name} did not resolve`);
-  const c = sql`${m.sql}`.compile(PG_COMPILER);
+  const c = sql`${m.sql}`.compile(PG_SQL);
   return { kind: m.kind, sql: c.sql, params: c.parameters };
 };
 

@@ -1,7 +1,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { CompiledDataset } from './dataset-plan.ts';
 import type { DeferredSql } from './deferred-sql.ts';
-import { PG_COMPILER } from './pg-compiler.ts';
+import { PG_SQL } from './pg-sql.ts';
 
 /** One LEFT JOIN of an include path: the joined table, its alias, and the lookup column it hangs off. */
 export interface Join {
@@ -60,6 +60,6 @@ export function emitSql(parts: QueryParts): CompiledDataset {
   if (order?.length) clauses.push(sql`order by ${sql.join(order.map(([name, dir]) => sql`${sql.id(name)} ${sql.raw(dir)}`))}`);
   else if (dims[0]) clauses.push(sql`order by ${sql.id(dims[0].name)}`);
   if (limit !== undefined) clauses.push(sql`limit ${limit}`);
-  const compiled = sql.join(clauses, sql` `).compile(PG_COMPILER);
+  const compiled = sql.join(clauses, sql` `).compile(PG_SQL);
   return { sql: compiled.sql, params: [...compiled.parameters], columns: built.map((s) => ({ name: s.name, kind: s.kind })) };
 }

@@ -48,7 +48,7 @@ export { emitSql, type Join, type QueryParts, type Select } from './emit-sql.ts'
 export { escapeHtml } from './escape-html.ts';
 export { DEGRADED_CODES, EMPTY_WIDGET_CODES, expectedOutcome, RED_BOX_CODES } from './expected-outcome.ts';
 export { parseRegistry } from './parse-registry.ts';
-export { type AnyDatabase, isSqlIdentifier, MAX_IDENTIFIER_LENGTH, PG_COMPILER } from './pg-compiler.ts';
+export { isSqlIdentifier, MAX_IDENTIFIER_LENGTH, PG_SQL } from './pg-sql.ts';
 export type { Mention, PlanContext, PlannedMeasure } from './plan-context.ts';
 export { planDimension } from './plan-dimension.ts';
 export { type JoinedObject, PlanJoins } from './plan-joins.ts';

@@ -4,8 +4,10 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 export type AnyDatabase = Record<string, Record<string, unknown>>;
 
 /**
- * A Kysely that only compiles: Postgres dialect, no connection (DummyDriver). Built once per
- * process — a Kysely instance per call would cost more than the compile itself.
+ * A Kysely that only compiles: Postgres dialect, no connection (DummyDriver), for the query builder
+ * (the platform's finds). Built once per process — a Kysely instance per call would cost more than
+ * the compile itself. Its own module: the Kysely class brings in every query builder of kysely, which
+ * `bvl verify` (sql templates only, compiled with PG_SQL) never loads.
  */
 export const PG_COMPILER = new Kysely<AnyDatabase>({
   dialect: {
@@ -15,11 +17,3 @@ export const PG_COMPILER = new Kysely<AnyDatabase>({
     createQueryCompiler: () => new PostgresQueryCompiler(),
   },
 });
-
-/** Postgres' identifier length limit (NAMEDATALEN - 1). */
-export const MAX_IDENTIFIER_LENGTH = 63;
-
-/** Whether `name` may be used as a quoted SQL identifier here: a plain ASCII name of at most 63 characters. */
-export function isSqlIdentifier(name: string): boolean {
-  return name.length <= MAX_IDENTIFIER_LENGTH && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
-}

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DateGranularity } from './dataset-plan.ts';
 import type { DeferredSql } from './deferred-sql.ts';
-import { isSqlIdentifier } from './pg-compiler.ts';
+import { isSqlIdentifier } from './pg-sql.ts';
 import type { PlanContext } from './plan-context.ts';
 
 const GRANULARITIES: ReadonlySet<string> = new Set(['day', 'week', 'month', 'quarter', 'year']);

@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import type { ColumnRef } from './compile-filter.ts';
 import { MAX_INCLUDE_HOPS } from './dataset-plan.ts';
 import type { Join } from './emit-sql.ts';
-import { isSqlIdentifier } from './pg-compiler.ts';
+import { isSqlIdentifier } from './pg-sql.ts';
 import type { Mention, PlanContext } from './plan-context.ts';
 
 const list = (xs: Iterable<string>): string => [...xs].join(', ') || 'none';

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { type ColumnRef, compileFilter } from './compile-filter.ts';
 import { MAX_DERIVED_DEPTH, MAX_DERIVED_TERMS } from './dataset-plan.ts';
 import { type DeferredSql, once } from './deferred-sql.ts';
-import { isSqlIdentifier } from './pg-compiler.ts';
+import { isSqlIdentifier } from './pg-sql.ts';
 import type { PlanContext, PlannedMeasure } from './plan-context.ts';
 
 /** Field types an average or a sum can take (a summary is a stored roll-up; a formula is computed per record, never stored). */

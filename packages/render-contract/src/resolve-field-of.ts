@@ -1,8 +1,17 @@
 import { type ObjectNode, optionValues, referenceOf, resolveField } from '@bvl/metadata';
 import type { ResolvedField } from './component-schema.ts';
 
-/** Resolutions per object node: nodes are immutable, so a field resolves the same way every time. */
-const cache = new WeakMap<ObjectNode, Map<string, ResolvedField>>();
+/**
+ * Resolutions per object node: nodes are immutable, so a field resolves the same way every time.
+ * Dropped by {@link forgetResolvedFields} when a check is done, or they would be held as long as
+ * the graph is (the verification returns it).
+ */
+let cache = new WeakMap<ObjectNode, Map<string, ResolvedField>>();
+
+/** Drops the memoized resolutions (checkRender, when it is done). */
+export function forgetResolvedFields(): void {
+  cache = new WeakMap();
+}
 
 /**
  * A field of `object` as a component sees it. Total: an unknown field (or a missing object)

@@ -5,10 +5,14 @@ import { seedFieldValues } from '../seed-field-values.ts';
 
 const CHOICE_TYPES = new Set(['select', 'multiselect', 'radio', 'checkboxes']);
 
-const optionCache = new WeakMap<FieldDef, { allowed: Set<string>; labels: Map<string, string> } | null>();
+type Options = { allowed: Set<string>; labels: Map<string, string> } | null;
 
-/** A field's option values and label → value map, computed once per field definition. */
-function optionsOf(def: FieldDef): { allowed: Set<string>; labels: Map<string, string> } | null {
+/**
+ * A field's option values and label → value map, computed once per field definition per run: the
+ * cache is the check's own, so nothing outlives it (a module-wide cache keyed by the definitions
+ * was held as long as the caller's artifact set).
+ */
+function optionsOf(def: FieldDef, optionCache: Map<FieldDef, Options>): Options {
   let hit = optionCache.get(def);
   if (hit !== undefined) return hit;
   const values = optionValues(def);
@@ -26,10 +30,11 @@ function optionsOf(def: FieldDef): { allowed: Set<string>; labels: Map<string, s
 export default defineRule({
   meta: { name: 'seed-value-in-options', codes: ['seed_value_not_in_options'], docs: "Seed values of select-like fields are among the field's option values." },
   *check(graph) {
+    const cache = new Map<FieldDef, Options>();
     const text = (v: unknown) => (typeof v === 'object' ? (JSON.stringify(v) ?? 'null') : String(v));
-    const fine = (f: FieldNode, v: unknown) => optionsOf(f.def)!.allowed.has(text(v));
-    for (const sv of seedFieldValues(graph, (f) => CHOICE_TYPES.has(f.def.type) && optionsOf(f.def) !== null, fine)) {
-      const { allowed, labels } = optionsOf(sv.field.def)!;
+    const fine = (f: FieldNode, v: unknown) => optionsOf(f.def, cache)!.allowed.has(text(v));
+    for (const sv of seedFieldValues(graph, (f) => CHOICE_TYPES.has(f.def.type) && optionsOf(f.def, cache) !== null, fine)) {
+      const { allowed, labels } = optionsOf(sv.field.def, cache)!;
       const s = text(sv.value);
       if (allowed.has(s)) continue;
       const path = sv.path();
