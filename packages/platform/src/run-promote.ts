@@ -16,6 +16,7 @@ import { checkRepublish } from './run-republish-checks.ts';
 import { type RetiredItem, retire } from './run-retire.ts';
 import { ensureOwnSchema } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
+import { recordSwaps, useShadows } from './shadow-columns.ts';
 import { fromStoredArtifact } from './stored-artifact.ts';
 import type { LockTable } from './switch-locks.ts';
 
@@ -82,7 +83,7 @@ export interface PublishOptions {
    */
   readonly lockTable?: LockTable;
   /** Told when a publish built tables ahead of its switch (how many steps, in how many transactions). */
-  readonly onStaged?: (staged: { readonly steps: number; readonly batches: number }) => void;
+  readonly onStaged?: (staged: { readonly steps: number; readonly batches: number }) => void | Promise<void>;
 }
 
 /** Where {@link PublishOptions.interleave} is called: `gated` once the draft set is read and verified, `promoted` once it is inserted as active (before the drafts are removed). */
@@ -170,7 +171,8 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
   // What the republish does to the rows already there, decided before anything changes.
   const schema = await ensureOwnSchema(trx, scope.tenant);
   const existing = await readExistingSchema(trx, schema);
-  const steps = diffSchema(plan.tables, existing);
+  // A type change whose shadow column was built ahead (see stagePublish) is only swapped in here.
+  const steps = useShadows(diffSchema(plan.tables, existing), existing);
   // Whether the server can hold this transaction's locks at all: refused now rather than rolled back
   // with "out of shared memory" after its DDL ran (issue 21). Tables a tombstone drops count too.
   const drops = options.dropData === true ? overlay.retired.filter((r) => r.type === 'object' && existing.tables.has(r.name)).map((r) => r.name) : [];
@@ -262,6 +264,7 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
   }
 
   await applySchemaSteps(trx, schema, steps, options.afterDdlStep);
+  await recordSwaps(trx, scope, steps);
   for (const statement of check.afterDdl) await statement.execute(trx);
   const retiredItems = await retire(trx, scope, schema, overlay.retired, active, options.dropData === true);
   checkpoint();

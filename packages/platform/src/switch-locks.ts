@@ -1,4 +1,5 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
+import { conversionOf } from './convert-column.ts';
 import type { SchemaStep } from './diff-schema.ts';
 
 /**
@@ -36,6 +37,13 @@ export function switchLocksOf(step: SchemaStep, relations: (table: string) => nu
       return step.column.notNull || step.column.default ? 2 * r + 10 : 3;
     case 'alter_column_type':
       return 2 * r + 10;
+    case 'swap_shadow_column':
+      // Renames and the trigger dropped: the table (ACCESS SHARE and ACCESS EXCLUSIVE) and the
+      // trigger, 3 measured; a lossy conversion's row count before it reads the table and its indexes (r).
+      return 3 + (conversionOf(step.column, step.from, step.to).lossy ? r : 0);
+    case 'add_shadow_column':
+      // Built ahead, never in the switch: counted as a type change should it ever run there.
+      return 2 * r + 10;
     case 'add_foreign_key':
     case 'drop_foreign_key':
       return 8;
@@ -68,6 +76,8 @@ const DESCRIBE: Readonly<Record<SchemaStep['kind'] | 'drop_table', string>> = {
   create_table: 'tables created',
   add_column: 'a new column',
   alter_column_type: 'a column type change',
+  add_shadow_column: 'a column type change built ahead',
+  swap_shadow_column: 'a column type change (built ahead, swapped in)',
   drop_foreign_key: 'a foreign key dropped',
   add_foreign_key: 'a foreign key added',
   create_index: 'a new index',
