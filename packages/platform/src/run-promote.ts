@@ -72,6 +72,11 @@ export interface PublishOptions {
    */
   readonly onCommitting?: (publishId: number) => void;
   /**
+   * Called once the switch committed, before what it retired and what was built ahead and not
+   * adopted are dropped (a publish that built ahead; tests kill the process here).
+   */
+  readonly onSwitched?: (publishId: number) => void | Promise<void>;
+  /**
    * Locks one transaction of the publish may take for DDL (default DDL_LOCK_BUDGET): a publish
    * whose tables need more builds them ahead in transactions of at most this many (see stagePublish).
    */

@@ -241,6 +241,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   } finally {
     // What was built ahead and not adopted goes (all of it when the publish failed), then the tenant is free.
     if (staging) {
+      if (logId !== undefined) await options.onSwitched?.(logId);
       await dropStaged(ctx.db, schema, scope.tenant, budget, scope.package).catch(() => {});
       await sql`select pg_advisory_unlock(hashtextextended(${tenantLockKey(scope.tenant)}, 0))`.execute(ctx.db).catch(() => {});
     }
