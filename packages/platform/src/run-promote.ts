@@ -87,8 +87,12 @@ export interface PublishOptions {
    * is refused with `publish_exceeds_lock_table` before any DDL. Tests pass a small one.
    */
   readonly lockTable?: LockTable;
-  /** Told when a publish built tables ahead of its switch (how many steps, in how many transactions). */
-  readonly onStaged?: (staged: { readonly steps: number; readonly batches: number }) => void | Promise<void>;
+  /**
+   * Told when a publish built tables ahead of its switch (how many steps, in how many transactions),
+   * before the switch begins; `db` is the publish's own connection, outside any transaction (on
+   * PGlite, the only one: tests write through it in this window).
+   */
+  readonly onStaged?: (staged: { readonly steps: number; readonly batches: number }, db: Kysely<BvlDatabase>) => unknown;
 }
 
 /** Where {@link PublishOptions.interleave} is called: `gated` once the draft set is read and verified, `promoted` once it is inserted as active (before the drafts are removed). */

@@ -100,18 +100,20 @@ describe(`a type-change republish through shadow columns (${ENGINE})`, () => {
     let counted = 0;
     let inWindow: Array<{ qty: string | null; shadow: string | null }> = [];
     const r = await publishPackage(platform, scope, {
-      onStaged: async (s) => {
+      onStaged: async (s, own) => {
         staged = s;
         // Between the backfill and the switch: a user's insert and update land converted in the
-        // shadow, while the published column keeps its type.
+        // shadow, while the published column keeps its type. (From another connection on
+        // PostgreSQL; PGlite has one, the publish's own.)
+        const db = ENGINE === 'postgres' ? platform.db : own;
         const t = sql.id(schema, 'gen_obj_0');
-        await sql`insert into ${t} (id, name, qty) values ('written-in-window', 'w', 7.25)`.execute(platform.db);
-        await sql`update ${t} set qty = 99.5 where id = ${before[0]!.id}`.execute(platform.db);
-        const shadow = (await readExistingSchema(platform.db, schema)).tables.get('gen_obj_0')?.shadows;
+        await sql`insert into ${t} (id, name, qty) values ('written-in-window', 'w', 7.25)`.execute(db);
+        await sql`update ${t} set qty = 99.5 where id = ${before[0]!.id}`.execute(db);
+        const shadow = (await readExistingSchema(db, schema)).tables.get('gen_obj_0')?.shadows;
         const name = [...(shadow?.keys() ?? [])][0]!;
         inWindow = (
           await sql<{ qty: string | null; shadow: string | null }>`select qty::text as qty, ${sql.id(name)}::text as shadow from ${t}
-            where id in ('written-in-window', ${before[0]!.id}) order by id desc`.execute(platform.db)
+            where id in ('written-in-window', ${before[0]!.id}) order by id desc`.execute(db)
         ).rows;
       },
       beforeCommit: async (trx) => {

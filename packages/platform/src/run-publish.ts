@@ -166,7 +166,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
         dropData: options.dropData,
         lockTable: options.lockTable,
       });
-      await options.onStaged?.(staged);
+      await options.onStaged?.(staged, ctx.db);
     }
     promotion = await ctx.db.transaction().execute(async (trx) => {
       // The pool the pinned connection came from cancels a statement on it (PostgreSQL).
