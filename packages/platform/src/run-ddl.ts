@@ -3,8 +3,8 @@ import { type BaseType, type ColumnType, typeSql } from './column-type.ts';
 import { conversionOf } from './convert-column.ts';
 import type { ExistingForeignKey, ExistingSchema, ExistingTable, SchemaStep } from './diff-schema.ts';
 import { identifierProblem } from './identifier.ts';
-import { buildShadow, isShadowColumn, swapShadow } from './shadow-columns.ts';
 import type { ColumnDefault, ColumnPlan } from './plan-tables.ts';
+import { buildShadow, isShadowColumn, swapShadow } from './shadow-columns.ts';
 
 /** Called after each DDL step (tests inject a crash here to prove the publish rolls back). */
 export type AfterStep = (index: number, step: SchemaStep) => void | Promise<void>;
@@ -89,7 +89,10 @@ export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Pr
   const table = (name: string) => {
     let t = tables.get(name);
     if (!t)
-      tables.set(name, (t = { columns: new Map(), notNull: new Set(), foreignKeys: [], uniques: [], defaults: new Set(), indexed: new Set(), shadows: new Map() }));
+      tables.set(
+        name,
+        (t = { columns: new Map(), notNull: new Set(), foreignKeys: [], uniques: [], defaults: new Set(), indexed: new Set(), shadows: new Map() }),
+      );
     return t;
   };
   for (const c of cols.rows) {

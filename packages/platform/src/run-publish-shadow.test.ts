@@ -11,9 +11,9 @@ import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { readExistingSchema } from './run-ddl.ts';
 import { listDrafts, stageDrafts } from './run-drafts.ts';
-import { readLockTable } from './run-lock-table.ts';
+import { readLockTable, readRelationCounts } from './run-lock-table.ts';
 import { publishPackage } from './run-publish.ts';
-import { countSwitchLocks, SWITCH_BASE_LOCKS } from './switch-locks.ts';
+import { countSwitchLocks, type LockTable, SWITCH_BASE_LOCKS } from './switch-locks.ts';
 
 // Issue 21: a republish changing a column's type in many tables builds each new column ahead as a
 // shadow column (kept converted by a trigger, backfilled) and its switch only swaps them in by
@@ -60,6 +60,8 @@ async function shadowLeftovers(schema: string): Promise<{ columns: number; trigg
   return r.rows[0]!;
 }
 const none = { columns: 0, triggers: 0, functions: 0 };
+/** A lock table of `capacity` locks, as a server configured so would report it. */
+const small = (capacity: number): LockTable => ({ maxLocksPerTransaction: 1, maxConnections: capacity, maxPreparedTransactions: 0, capacity });
 /** Sets qty in a few rows of each of the first tables, returns the rows as text. */
 async function fillQty(schema: string, tables: number): Promise<Array<{ t: string; id: string; qty: string | null }>> {
   const out: Array<{ t: string; id: string; qty: string | null }> = [];
@@ -82,11 +84,13 @@ async function readQty(schema: string, tables: number): Promise<Array<{ t: strin
 }
 
 describe(`a type-change republish through shadow columns (${ENGINE})`, () => {
-  // More tables than the old switch fitted in a default lock table (about 315 type changes), at
-  // the server's own settings. Values converted; a write between the backfill and the switch lands
-  // converted; the switch holds a few locks per table, within what was counted.
-  it('publishes a column type change in 330 tables atomically, the values converted, a write in the window converted', async () => {
-    const objects = 330;
+  // More tables than the old switch (ALTER … TYPE in it) fitted in the lock table: 330 at
+  // PostgreSQL's own settings (it fitted about 315); on PGlite (slower here) 200 against a lock
+  // table of 3,000. Values converted; a write between the backfill and the switch lands converted;
+  // the switch holds a few locks per table, within what was counted.
+  const objects = ENGINE === 'postgres' ? 330 : 200;
+  it(`publishes a column type change in ${objects} tables atomically, the values converted, a write in the window converted`, async () => {
+    const lockTable = ENGINE === 'postgres' ? await readLockTable(platform.db) : small(3000);
     const scope = { tenant: made.next('shw'), package: 'app' };
     const doc = generated(objects);
     await stageDrafts(platform, scope, stack(doc));
@@ -94,12 +98,24 @@ describe(`a type-change republish through shadow columns (${ENGINE})`, () => {
     const schema = tenantSchema(scope.tenant);
     const before = await fillQty(schema, 3);
     expect(before.length).toBeGreaterThan(0);
+    // As ALTER … TYPE in the switch, this republish would be refused.
+    const names = Array.from({ length: objects }, (_, i) => `gen_obj_${i}`);
+    const relations = await readRelationCounts(platform.db, schema, names);
+    const numeric = { base: 'numeric' as const, array: false };
+    const text = { base: 'text' as const, array: false };
+    const old = countSwitchLocks(
+      names.map((table) => ({ kind: 'alter_column_type' as const, table, column: 'qty', from: numeric, to: text })),
+      [],
+      (t) => relations.get(t) ?? 4,
+    );
+    expect(old.locks).toBeGreaterThan(lockTable.capacity);
     await stageDrafts(platform, scope, stack(retyped(doc)));
     let staged = { steps: 0, batches: 0 };
     let held = 0;
     let counted = 0;
     let inWindow: Array<{ qty: string | null; shadow: string | null }> = [];
     const r = await publishPackage(platform, scope, {
+      lockTable,
       onStaged: async (s, own) => {
         staged = s;
         // Between the backfill and the switch: a user's insert and update land converted in the
@@ -129,26 +145,22 @@ describe(`a type-change republish through shadow columns (${ENGINE})`, () => {
     const existing = await readExistingSchema(platform.db, schema);
     for (let i = 0; i < objects; i++) expect(existing.tables.get(`gen_obj_${i}`)?.columns.get('qty')).toEqual({ base: 'text', array: false });
     const after = await readQty(schema, 3);
-    const expected = [...before.map((b) => (b.id === before[0]!.id && b.t === 'gen_obj_0' ? { ...b, qty: '99.5' } : b)), { t: 'gen_obj_0', id: 'written-in-window', qty: '7.25' }];
+    const expected = [
+      ...before.map((b) => (b.id === before[0]!.id && b.t === 'gen_obj_0' ? { ...b, qty: '99.5' } : b)),
+      { t: 'gen_obj_0', id: 'written-in-window', qty: '7.25' },
+    ];
     const key = (x: { t: string; id: string }) => `${x.t}/${x.id}`;
     expect(after.sort((a, b) => (key(a) < key(b) ? -1 : 1))).toEqual(expected.sort((a, b) => (key(a) < key(b) ? -1 : 1)));
     // No shadow, retired column, trigger or function stays, nor a staging row.
     expect(await shadowLeftovers(schema)).toEqual(none);
     expect(await stagingRows(scope.tenant)).toBe(0);
     // The switch held a few locks per table (renames, no rewrite), within the lock table.
-    const table = await readLockTable(platform.db);
-    expect(held).toBeLessThan(table.capacity);
+    expect(held).toBeLessThan(lockTable.capacity);
     expect(held).toBeLessThan(objects * 5);
     counted = countSwitchLocks(
-      Array.from({ length: objects }, (_, i) => ({
-        kind: 'swap_shadow_column' as const,
-        table: `gen_obj_${i}`,
-        column: 'qty',
-        from: { base: 'numeric' as const, array: false },
-        to: { base: 'text' as const, array: false },
-      })),
+      names.map((table) => ({ kind: 'swap_shadow_column' as const, table, column: 'qty', from: numeric, to: text })),
       [],
-      () => 6,
+      (t) => relations.get(t) ?? 4,
     ).locks;
     expect(counted).toBeGreaterThanOrEqual(held);
     expect(counted - SWITCH_BASE_LOCKS).toBeLessThanOrEqual(2 * held);

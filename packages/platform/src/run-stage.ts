@@ -78,7 +78,9 @@ function stageable(step: SchemaStep, existing: ExistingSchema, added: ReadonlySe
   const isNew = !existing.tables.has(step.table);
   switch (step.kind) {
     case 'alter_column_type':
-      return shadowable(step, existing, tables) ? { kind: 'add_shadow_column', table: step.table, column: step.column, from: step.from, to: step.to } : undefined;
+      return shadowable(step, existing, tables)
+        ? { kind: 'add_shadow_column', table: step.table, column: step.column, from: step.from, to: step.to }
+        : undefined;
     case 'create_table':
       return step;
     case 'add_column':
@@ -285,4 +287,3 @@ export async function dropStaged(db: Kysely<BvlDatabase>, schema: string, tenant
   }
   return rows.length;
 }
-

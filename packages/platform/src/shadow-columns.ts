@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { BvlDatabase } from './database.ts';
 import { type ColumnType, sameColumnType, typeSql } from './column-type.ts';
 import { conversionOf } from './convert-column.ts';
+import type { BvlDatabase } from './database.ts';
 import type { ExistingSchema, SchemaStep } from './diff-schema.ts';
 import { identifierProblem } from './identifier.ts';
 import type { TablePlan } from './plan-tables.ts';
@@ -77,7 +77,14 @@ function textOf<DB>(db: Kysely<DB>, e: RawBuilder<unknown>): string {
  * keep it converted from the live column on every insert and every update that sets either, then
  * the backfill of every row. Runs in one of the publish's batches ahead of the switch.
  */
-export async function buildShadow<DB>(db: Kysely<DB>, schema: string, table: string, column: string, from: ColumnType | 'other', to: ColumnType): Promise<void> {
+export async function buildShadow<DB>(
+  db: Kysely<DB>,
+  schema: string,
+  table: string,
+  column: string,
+  from: ColumnType | 'other',
+  to: ColumnType,
+): Promise<void> {
   const n = shadowNames(table, column);
   const t = sql.id(schema, table);
   const { using } = conversionOf(column, from, to);
