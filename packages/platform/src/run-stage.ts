@@ -68,11 +68,12 @@ export async function needsStaging(db: Kysely<BvlDatabase>, scope: PackageScope,
 /**
  * Whether a step can run before the switch without changing what the published state means: a
  * new table (and its keys and indexes), a nullable column added to an existing table (with its
- * foreign key, validated at once since every row holds null), and an index that cannot refuse a
- * write (a plain index, or a unique one over a new column, null in every row). The previous
+ * foreign key, validated at once since every row holds null), an index that cannot refuse a
+ * write (a plain index, or a unique one over a new column, null in every row), and the shadow
+ * column of a type change (see shadow-columns.ts: the switch then only swaps it in). The previous
  * metadata never names any of them, so readers and writers of the published state see no change.
- * Type changes, NOT NULL, foreign keys and unique indexes on existing columns, and drops wait for
- * the switch (and the republish check decides them there).
+ * Type changes a shadow cannot carry (see shadowable), NOT NULL, foreign keys and unique indexes on
+ * existing columns, and drops wait for the switch (and the republish check decides them there).
  */
 function stageable(step: SchemaStep, existing: ExistingSchema, added: ReadonlySet<string>, tables: readonly TablePlan[]): SchemaStep | undefined {
   const isNew = !existing.tables.has(step.table);

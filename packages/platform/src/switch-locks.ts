@@ -26,6 +26,8 @@ export interface LockTable {
  * key pointing at it, 8 for r = 4; counted 2r + 4. A new table with a key, an index and TOAST: 11.
  * NOT NULL set or dropped: 2. A foreign key added or dropped: 7 to 8 (both tables and their keys).
  * An index created or dropped: 3. A column with a volatile default rewrites the table: 20 for r = 7.
+ * A shadow column swapped in (the type change built ahead, see shadow-columns.ts): 3 — the table
+ * (ACCESS SHARE and ACCESS EXCLUSIVE) and the dropped trigger.
  */
 export function switchLocksOf(step: SchemaStep, relations: (table: string) => number): number {
   const r = relations(step.table);
