@@ -275,9 +275,9 @@ export async function dropStaged(db: Kysely<BvlDatabase>, schema: string, tenant
               trx,
             );
           if (exists.rows.length > 0) await sql`alter table ${t} drop column if exists ${sql.id(r.member)} cascade`.execute(trx);
-          // A shadow's trigger went with it (it depends on the column); its function goes too.
+          // A shadow's trigger function goes too, and with it the trigger (a retired column's went with the column).
           const fn = shadowFunctionOf(r.member);
-          if (fn !== undefined) await sql`drop function if exists ${sql.id(schema, fn)}()`.execute(trx);
+          if (fn !== undefined) await sql`drop function if exists ${sql.id(schema, fn)}() cascade`.execute(trx);
         } else if (r.kind === 'index' && r.member !== null) await sql`drop index if exists ${sql.id(schema, r.member)}`.execute(trx);
       }
       await trx

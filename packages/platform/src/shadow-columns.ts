@@ -12,9 +12,9 @@ import type { PackageScope } from './scope.ts';
  * Shadow columns (issue 21): a column whose type a republish changes is built ahead of the switch
  * as a nullable column of the new type (`bvl_sh_<h>`), kept equal to the conversion of the live
  * column by a BEFORE INSERT OR UPDATE trigger (`bvl_tg_<h>`, function `bvl_fn_<h>`; the conversion
- * never raises, so the trigger never fails a write) and backfilled. The switch then only drops the
- * trigger and renames: live → `bvl_rt_<h>` (retired), shadow → live — an ACCESS EXCLUSIVE lock on
- * the table and one on the trigger, no rewrite. The retired column is dropped after the commit.
+ * never raises, so the trigger never fails a write) and backfilled. The switch then only renames:
+ * live → `bvl_rt_<h>` (retired), shadow → live — one ACCESS EXCLUSIVE lock on the table, no
+ * rewrite. The retired column (and with it the trigger, and its function) is dropped after the commit.
  * `<h>` hashes the table and column, so every name is derivable from any one of them.
  */
 const PREFIXES = { shadow: 'bvl_sh_', retired: 'bvl_rt_', trigger: 'bvl_tg_', fn: 'bvl_fn_' } as const;
@@ -90,22 +90,30 @@ export async function buildShadow<DB>(
   const { using } = conversionOf(column, from, to);
   await sql`alter table ${t} add column if not exists ${sql.id(n.shadow)} ${typeSql(to)}`.execute(db);
   // The conversion reads the live column by its name: a one-column subquery gives it that name.
-  const body = `begin new.${textOf(db, sql`${sql.id(n.shadow)}`)} := (select ${textOf(db, using)} from (select new.${textOf(db, sql`${sql.id(column)}`)}) as s(${textOf(db, sql`${sql.id(column)}`)})); return new; end`;
+  // Once the switch renamed the columns the row has no field of the shadow's name, and the
+  // function does nothing (the trigger stays until the retired column is dropped, with it).
+  const shadow = textOf(db, sql`${sql.id(n.shadow)}`);
+  const live = textOf(db, sql`${sql.id(column)}`);
+  const body = `begin if to_jsonb(new) ? '${n.shadow}' then new.${shadow} := (select ${textOf(db, using)} from (select new.${live}) as s(${live})); end if; return new; end`;
   if (body.includes('$bvl$')) throw new Error('refusing a trigger body holding its own quote');
   await sql`create or replace function ${sql.id(schema, n.fn)}() returns trigger language plpgsql as ${sql.raw(`$bvl$${body}$bvl$`)}`.execute(db);
   await sql`drop trigger if exists ${sql.id(n.trigger)} on ${t}`.execute(db);
-  // UPDATE OF both columns: the trigger depends on them, so dropping the shadow drops it too.
-  await sql`create trigger ${sql.id(n.trigger)} before insert or update of ${sql.id(column)}, ${sql.id(n.shadow)} on ${t} for each row execute function ${sql.id(schema, n.fn)}()`.execute(
+  // UPDATE OF the live column only: the backfill below (which sets the shadow) does not fire it,
+  // and the trigger depends on that column, so dropping it once retired drops the trigger too.
+  await sql`create trigger ${sql.id(n.trigger)} before insert or update of ${sql.id(column)} on ${t} for each row execute function ${sql.id(schema, n.fn)}()`.execute(
     db,
   );
   await sql`update ${t} set ${sql.id(n.shadow)} = ${using}`.execute(db);
 }
 
-/** The switch's part: the trigger goes, the live column is retired, the shadow takes its name. */
+/**
+ * The switch's part: the live column is retired and the shadow takes its name — two renames, one
+ * lock on the table and no rewrite. The trigger stays (it does nothing now, see buildShadow) and
+ * goes with the retired column after the commit: dropping it in the switch would lock it too.
+ */
 export async function swapShadow<DB>(db: Kysely<DB>, schema: string, table: string, column: string): Promise<void> {
   const n = shadowNames(table, column);
   const t = sql.id(schema, table);
-  await sql`drop trigger if exists ${sql.id(n.trigger)} on ${t}`.execute(db);
   await sql`alter table ${t} rename column ${sql.id(column)} to ${sql.id(n.retired)}`.execute(db);
   await sql`alter table ${t} rename column ${sql.id(n.shadow)} to ${sql.id(column)}`.execute(db);
 }

@@ -26,8 +26,8 @@ export interface LockTable {
  * key pointing at it, 8 for r = 4; counted 2r + 4. A new table with a key, an index and TOAST: 11.
  * NOT NULL set or dropped: 2. A foreign key added or dropped: 7 to 8 (both tables and their keys).
  * An index created or dropped: 3. A column with a volatile default rewrites the table: 20 for r = 7.
- * A shadow column swapped in (the type change built ahead, see shadow-columns.ts): 3 — the table
- * (ACCESS SHARE and ACCESS EXCLUSIVE) and the dropped trigger.
+ * A shadow column swapped in (the type change built ahead, see shadow-columns.ts): 1, the table's
+ * ACCESS EXCLUSIVE lock (two renames).
  */
 export function switchLocksOf(step: SchemaStep, relations: (table: string) => number): number {
   const r = relations(step.table);
@@ -40,9 +40,9 @@ export function switchLocksOf(step: SchemaStep, relations: (table: string) => nu
     case 'alter_column_type':
       return 2 * r + 10;
     case 'swap_shadow_column':
-      // Renames and the trigger dropped: the table (ACCESS SHARE and ACCESS EXCLUSIVE) and the
-      // trigger, 3 measured; a lossy conversion's row count before it reads the table and its indexes (r).
-      return 3 + (conversionOf(step.column, step.from, step.to).lossy ? r : 0);
+      // Two renames: the table's ACCESS EXCLUSIVE lock, 1 measured; a lossy conversion's row
+      // count before it reads the table and its indexes (r).
+      return 1 + (conversionOf(step.column, step.from, step.to).lossy ? r : 0);
     case 'add_shadow_column':
       // Built ahead, never in the switch: counted as a type change should it ever run there.
       return 2 * r + 10;
