@@ -28,6 +28,7 @@ interface Line {
 
 /** The republish line of a child run with BVL_REPUBLISH=retype. */
 interface RepublishLine {
+  batches?: number;
   objects: number;
   outcome: string;
   codes?: string[];
@@ -93,9 +94,9 @@ export async function benchPublishSize(log: (line: string) => void): Promise<voi
         `[${label}] ${objects} objects (${r.artifacts} artifacts${settings}): ${what}; peak RSS during the publish ${r.peakRssMb.toFixed(0)} MB (${r.rssBeforeMb.toFixed(0)} MB before it, process max ${r.maxRssMb.toFixed(0)} MB)`,
       );
     }
-    // A republish changing a column's type in every table: all of it is the switch's work (one
-    // transaction), so it publishes when its locks fit the server's lock table and is refused
-    // before any DDL when they do not.
+    // A republish changing a column's type in every table: a large one builds the new columns
+    // ahead as shadow columns (trigger-kept, backfilled) and its switch only swaps them in (a few
+    // locks a table); it is refused before any DDL only when even that would not fit.
     for (const objects of REPUBLISH_SIZES) {
       const out = spawnChild(objects, url, { BVL_REPUBLISH: 'retype' });
       const line =
@@ -112,7 +113,7 @@ export async function benchPublishSize(log: (line: string) => void): Promise<voi
             : 'no lock figure';
       const what =
         line.outcome === 'published'
-          ? `published in ${ms(line.ms)} (${line.steps} DDL steps)`
+          ? `published in ${ms(line.ms)} (${line.steps} DDL steps${line.batches ? `, shadow columns built ahead in ${line.batches} transactions, then swapped in` : ', one transaction'})`
           : line.outcome === 'refused'
             ? `refused (${(line.codes ?? []).join(', ')}) after ${ms(line.ms)}, before any DDL`
             : `${line.outcome} after ${ms(line.ms)}: ${line.error ?? ''}`;

@@ -42,7 +42,8 @@ try {
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
   // $BVL_REPUBLISH=retype: then republish the package with field qty a text in every object (a
-  // column type change in every table, all in the switch), measured apart: its time, peak memory,
+  // column type change in every table: built ahead as shadow columns when the package is large,
+  // swapped in by the switch), measured apart: its time, peak memory,
   // and the locks of its switch — held at its commit (pg_locks), or counted by the refusal.
   if (process.env.BVL_REPUBLISH === 'retype' && r.outcome === 'published') {
     const doc = generateStack(Math.round(objects * 7.01));
@@ -55,8 +56,10 @@ try {
       peak2 = Math.max(peak2, process.memoryUsage().rss);
     }, 20);
     let held: number | undefined;
+    let batches2 = 0;
     const t1 = performance.now();
     const r2 = await publishPackage(platform, scope, {
+      onStaged: (s) => (batches2 = s.batches),
       beforeCommit: async (trx) => {
         held = Number((await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_locks where pid = pg_backend_pid()`.execute(trx)).rows[0]?.n);
       },
@@ -74,6 +77,7 @@ try {
         ...(r2.outcome === 'refused' ? { codes: r2.issues.map((i) => i.code), message: refusal?.message } : {}),
         ...(r2.outcome === 'failed' ? { error: r2.error.slice(0, 300) } : {}),
         ...(r2.outcome === 'published' ? { steps: r2.ddlSteps } : {}),
+        batches: batches2,
         ms: ms2,
         firstMs: ms,
         rssBeforeMb: before2 / 2 ** 20,

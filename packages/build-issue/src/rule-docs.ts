@@ -301,10 +301,10 @@ export const RULE_DOCS = {
   },
   publish_exceeds_lock_table: {
     meaning:
-      'A publish changes what existing tables hold — a field type, storage.notNull, a unique field, a lookup — in one transaction, so the published state switches all at once; PostgreSQL locks each table it changes (10 to 30 locks a table) until that transaction ends, and the server has room for max_locks_per_transaction × (max_connections + max_prepared_transactions) locks for all its sessions together. This publish would need more than that.',
+      'A publish changes what existing tables hold — a field type, storage.notNull, a unique field, a lookup — in one transaction, so the published state switches all at once; PostgreSQL locks each table it changes until that transaction ends, and the server has room for max_locks_per_transaction × (max_connections + max_prepared_transactions) locks for all its sessions together. A large publish builds a changed column type ahead as a shadow column and only swaps it in (1 lock a table); a type change of a NOT NULL, indexed, defaulted or lookup column, storage.notNull, a unique field or a lookup changed on existing rows stay in the switch (10 to 30 locks a table). This publish would need more than the lock table holds.',
     why: 'Run anyway it fails with "out of shared memory" after minutes of work (and, while it holds the lock table, so do other sessions on the server); nothing would be published. bvl counts the locks first and refuses before anything changes.',
     example:
-      'a republish changing a field type in each of 2,000 objects: about 48,000 locks, on a server whose lock table holds 6,400 (max_locks_per_transaction 64 × max_connections 100)',
+      'a republish changing the type of an indexed field in each of 2,000 objects: about 44,000 locks, on a server whose lock table holds 6,400 (max_locks_per_transaction 64 × max_connections 100)',
     fix: 'Publish the change in parts (stage the changed objects a few hundred at a time; the message says how many fit), or raise max_locks_per_transaction on the server to the value the message names (postgresql.conf; it takes a restart).',
   },
   seed_replace_deletes_rows: {

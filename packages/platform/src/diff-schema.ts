@@ -17,6 +17,12 @@ export interface ExistingTable {
   readonly notNull?: ReadonlySet<string> | undefined;
   /** Unique indexes bvl created (named `uq_…`). */
   readonly uniques?: readonly string[] | undefined;
+  /** Columns with a default. */
+  readonly defaults?: ReadonlySet<string> | undefined;
+  /** Columns some index covers (as a key or in an expression). */
+  readonly indexed?: ReadonlySet<string> | undefined;
+  /** Shadow and retired columns bvl built (see shadow-columns.ts), by name: never among `columns`. */
+  readonly shadows?: ReadonlyMap<string, ColumnType | 'other'> | undefined;
 }
 
 /** A tenant schema as the database has it now. */
@@ -30,6 +36,10 @@ export type SchemaStep =
   | { readonly kind: 'create_table'; readonly table: string; readonly columns: readonly ColumnPlan[] }
   | { readonly kind: 'add_column'; readonly table: string; readonly column: ColumnPlan }
   | { readonly kind: 'alter_column_type'; readonly table: string; readonly column: string; readonly from: ColumnType | 'other'; readonly to: ColumnType }
+  /** Ahead of the switch: a shadow column of the new type, kept converted by a trigger, backfilled (see shadow-columns.ts). */
+  | { readonly kind: 'add_shadow_column'; readonly table: string; readonly column: string; readonly from: ColumnType | 'other'; readonly to: ColumnType }
+  /** In the switch, instead of alter_column_type: the shadow built ahead takes the column's place. */
+  | { readonly kind: 'swap_shadow_column'; readonly table: string; readonly column: string; readonly from: ColumnType | 'other'; readonly to: ColumnType }
   | { readonly kind: 'drop_foreign_key'; readonly table: string; readonly name: string }
   | {
       readonly kind: 'add_foreign_key';

@@ -4,6 +4,7 @@ import { conversionOf } from './convert-column.ts';
 import type { ExistingForeignKey, ExistingSchema, ExistingTable, SchemaStep } from './diff-schema.ts';
 import { identifierProblem } from './identifier.ts';
 import type { ColumnDefault, ColumnPlan } from './plan-tables.ts';
+import { buildShadow, isShadowColumn, swapShadow } from './shadow-columns.ts';
 
 /** Called after each DDL step (tests inject a crash here to prove the publish rolls back). */
 export type AfterStep = (index: number, step: SchemaStep) => void | Promise<void>;
@@ -40,8 +41,9 @@ function columnTypeOfSql(formatted: string): ColumnType | 'other' {
  * table of the database to filter them).
  */
 export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Promise<ExistingSchema> {
-  const cols = await sql<{ table_name: string; column_name: string; type: string; not_null: boolean }>`
-    select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as not_null
+  const cols = await sql<{ table_name: string; column_name: string; type: string; not_null: boolean; has_default: boolean }>`
+    select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as not_null,
+           a.atthasdef as has_default
     from pg_catalog.pg_attribute a
     join pg_catalog.pg_class c on c.oid = a.attrelid
     join pg_catalog.pg_namespace n on n.oid = c.relnamespace
@@ -62,17 +64,49 @@ export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Pr
     join pg_catalog.pg_class ct on ct.oid = i.indrelid
     join pg_catalog.pg_namespace n on n.oid = ci.relnamespace
     where n.nspname = ${schema}`.execute(db);
-  const tables = new Map<string, { columns: Map<string, ColumnType | 'other'>; notNull: Set<string>; foreignKeys: ExistingForeignKey[]; uniques: string[] }>();
+  // The columns each index covers, as a key or in an expression (an index depends on each).
+  const covered = await sql<{ table_name: string; column_name: string }>`
+    select distinct ct.relname as table_name, a.attname as column_name
+    from pg_catalog.pg_depend d
+    join pg_catalog.pg_class ci on ci.oid = d.objid and ci.relkind = 'i'
+    join pg_catalog.pg_class ct on ct.oid = d.refobjid
+    join pg_catalog.pg_namespace n on n.oid = ct.relnamespace
+    join pg_catalog.pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+    where d.classid = 'pg_catalog.pg_class'::regclass and d.refclassid = 'pg_catalog.pg_class'::regclass and d.refobjsubid > 0
+      and n.nspname = ${schema}`.execute(db);
+  const tables = new Map<
+    string,
+    {
+      columns: Map<string, ColumnType | 'other'>;
+      notNull: Set<string>;
+      foreignKeys: ExistingForeignKey[];
+      uniques: string[];
+      defaults: Set<string>;
+      indexed: Set<string>;
+      shadows: Map<string, ColumnType | 'other'>;
+    }
+  >();
   const table = (name: string) => {
     let t = tables.get(name);
-    if (!t) tables.set(name, (t = { columns: new Map(), notNull: new Set(), foreignKeys: [], uniques: [] }));
+    if (!t)
+      tables.set(
+        name,
+        (t = { columns: new Map(), notNull: new Set(), foreignKeys: [], uniques: [], defaults: new Set(), indexed: new Set(), shadows: new Map() }),
+      );
     return t;
   };
   for (const c of cols.rows) {
     const t = table(c.table_name);
+    // A shadow or retired column (a publish's, or a killed one's leftover) is never a user's column.
+    if (isShadowColumn(c.column_name)) {
+      t.shadows.set(c.column_name, columnTypeOfSql(c.type));
+      continue;
+    }
     t.columns.set(c.column_name, columnTypeOfSql(c.type));
     if (c.not_null) t.notNull.add(c.column_name);
+    if (c.has_default) t.defaults.add(c.column_name);
   }
+  for (const c of covered.rows) table(c.table_name).indexed.add(c.column_name);
   for (const fk of fks.rows)
     table(fk.table_name).foreignKeys.push({ name: fk.name, column: fk.column_name, table: fk.target, onDelete: ON_DELETE_CODES[fk.on_delete] ?? fk.on_delete });
   for (const i of idx.rows) if (i.is_unique && i.name.startsWith('uq_')) table(i.table_name).uniques.push(i.name);
@@ -131,6 +165,12 @@ export async function applySchemaSteps<DB>(db: Kysely<DB>, schema: string, steps
     alter_column_type: async (step: Extract<SchemaStep, { kind: 'alter_column_type' }>) => {
       const { using } = conversionOf(step.column, step.from, step.to);
       await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} type ${typeSql(step.to)} using ${using}`.execute(db);
+    },
+    add_shadow_column: async (step: Extract<SchemaStep, { kind: 'add_shadow_column' }>) => {
+      await buildShadow(db, s, id(step.table), id(step.column), step.from, step.to);
+    },
+    swap_shadow_column: async (step: Extract<SchemaStep, { kind: 'swap_shadow_column' }>) => {
+      await swapShadow(db, s, id(step.table), id(step.column));
     },
     drop_foreign_key: async (step: Extract<SchemaStep, { kind: 'drop_foreign_key' }>) => {
       await db.schema.withSchema(s).alterTable(id(step.table)).dropConstraint(id(step.name)).ifExists().execute();

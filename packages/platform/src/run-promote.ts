@@ -16,6 +16,7 @@ import { checkRepublish } from './run-republish-checks.ts';
 import { type RetiredItem, retire } from './run-retire.ts';
 import { ensureOwnSchema } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
+import { recordSwaps, useShadows } from './shadow-columns.ts';
 import { fromStoredArtifact } from './stored-artifact.ts';
 import type { LockTable } from './switch-locks.ts';
 
@@ -71,6 +72,11 @@ export interface PublishOptions {
    */
   readonly onCommitting?: (publishId: number) => void;
   /**
+   * Called once the switch committed, before what it retired and what was built ahead and not
+   * adopted are dropped (a publish that built ahead; tests kill the process here).
+   */
+  readonly onSwitched?: (publishId: number) => void | Promise<void>;
+  /**
    * Locks one transaction of the publish may take for DDL (default DDL_LOCK_BUDGET): a publish
    * whose tables need more builds them ahead in transactions of at most this many (see stagePublish).
    */
@@ -81,8 +87,12 @@ export interface PublishOptions {
    * is refused with `publish_exceeds_lock_table` before any DDL. Tests pass a small one.
    */
   readonly lockTable?: LockTable;
-  /** Told when a publish built tables ahead of its switch (how many steps, in how many transactions). */
-  readonly onStaged?: (staged: { readonly steps: number; readonly batches: number }) => void;
+  /**
+   * Told when a publish built tables ahead of its switch (how many steps, in how many transactions),
+   * before the switch begins; `db` is the publish's own connection, outside any transaction (on
+   * PGlite, the only one: tests write through it in this window).
+   */
+  readonly onStaged?: (staged: { readonly steps: number; readonly batches: number }, db: Kysely<BvlDatabase>) => unknown;
 }
 
 /** Where {@link PublishOptions.interleave} is called: `gated` once the draft set is read and verified, `promoted` once it is inserted as active (before the drafts are removed). */
@@ -170,7 +180,8 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
   // What the republish does to the rows already there, decided before anything changes.
   const schema = await ensureOwnSchema(trx, scope.tenant);
   const existing = await readExistingSchema(trx, schema);
-  const steps = diffSchema(plan.tables, existing);
+  // A type change whose shadow column was built ahead (see stagePublish) is only swapped in here.
+  const steps = useShadows(diffSchema(plan.tables, existing), existing);
   // Whether the server can hold this transaction's locks at all: refused now rather than rolled back
   // with "out of shared memory" after its DDL ran (issue 21). Tables a tombstone drops count too.
   const drops = options.dropData === true ? overlay.retired.filter((r) => r.type === 'object' && existing.tables.has(r.name)).map((r) => r.name) : [];
@@ -262,6 +273,7 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
   }
 
   await applySchemaSteps(trx, schema, steps, options.afterDdlStep);
+  await recordSwaps(trx, scope, steps);
   for (const statement of check.afterDdl) await statement.execute(trx);
   const retiredItems = await retire(trx, scope, schema, overlay.retired, active, options.dropData === true);
   checkpoint();

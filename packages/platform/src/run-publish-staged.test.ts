@@ -156,12 +156,14 @@ describe(`a publish over its lock budget (${ENGINE})`, () => {
       onStaged: (s) => (built = s.steps),
       afterDdlStep: (i, step) => {
         kinds.push(`${i}:${step.kind}`);
-        // The first step of the switch: the type change of acct.size, numbered on from those built ahead.
+        // The first step of the switch: the type change of acct.size (its shadow column built ahead,
+        // swapped in here), numbered on from those built ahead.
         if (i === built) throw new Error('injected crash in the switch');
       },
     });
     expect(built).toBeGreaterThan(5);
-    expect(kinds.at(-1)).toBe(`${built}:alter_column_type`);
+    expect(kinds.at(-1)).toBe(`${built}:swap_shadow_column`);
+    expect(kinds.some((k) => k.endsWith(':add_shadow_column'))).toBe(true);
     expect(crashed).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/rolled back.*injected crash in the switch/) });
     expect(await readExistingSchema(platform.db, tenantSchema(scope.tenant))).toEqual(schemaBefore);
     expect(await activeRows(scope.tenant)).toEqual(metaBefore);

@@ -113,7 +113,10 @@ class Vetoed {
  * always, on the tables as they now are: its DDL and republish check cover only what changes
  * existing tables, and its commit adopts what was built. A failure, refusal or cancel drops what
  * was built; what a killed publish built is dropped by the tenant's next publish. `ddlSteps` counts both.
- * What changes existing tables stays in the switch and locks each of them until its commit: a
+ * A column type change is built ahead too, as a shadow column kept converted by a trigger and
+ * backfilled, and the switch only swaps it in by renames (a few locks a table, see
+ * shadow-columns.ts); the columns it retires are dropped after the commit (by the next publish
+ * after a kill). What else changes existing tables stays in the switch and locks each of them until its commit: a
  * publish whose switch would take more locks than the server's lock table holds (`lockTable`, read
  * from max_locks_per_transaction × (max_connections + max_prepared_transactions)) is refused with
  * `publish_exceeds_lock_table` before any DDL and before building anything ahead (see checkSwitchLocks).
@@ -166,7 +169,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
         dropData: options.dropData,
         lockTable: options.lockTable,
       });
-      options.onStaged?.(staged);
+      await options.onStaged?.(staged, ctx.db);
     }
     promotion = await ctx.db.transaction().execute(async (trx) => {
       // The pool the pinned connection came from cancels a statement on it (PostgreSQL).
@@ -241,6 +244,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   } finally {
     // What was built ahead and not adopted goes (all of it when the publish failed), then the tenant is free.
     if (staging) {
+      if (logId !== undefined) await options.onSwitched?.(logId);
       await dropStaged(ctx.db, schema, scope.tenant, budget, scope.package).catch(() => {});
       await sql`select pg_advisory_unlock(hashtextextended(${tenantLockKey(scope.tenant)}, 0))`.execute(ctx.db).catch(() => {});
     }

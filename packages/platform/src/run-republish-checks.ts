@@ -78,7 +78,8 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
   const altered = new Set<string>();
 
   for (const step of input.steps) {
-    if (step.kind === 'alter_column_type') {
+    // A swap of a shadow built ahead converts as the type change would: its lossy rows are counted the same.
+    if (step.kind === 'alter_column_type' || step.kind === 'swap_shadow_column') {
       altered.add(`${step.table}\u0000${step.column}`);
       const conv = conversionOf(step.column, step.from, step.to);
       if (!conv.lossy) continue;

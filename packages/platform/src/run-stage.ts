@@ -12,6 +12,7 @@ import { checkSwitchLocks } from './run-lock-table.ts';
 import { Refusal } from './run-promote.ts';
 import { ensureOwnSchema } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
+import { isShadowColumn, shadowable, shadowFunctionOf, shadowNames } from './shadow-columns.ts';
 import type { LockTable } from './switch-locks.ts';
 
 /**
@@ -39,6 +40,9 @@ export function locksOf(step: SchemaStep): number {
       return 2;
     case 'add_foreign_key':
       return 4;
+    case 'add_shadow_column':
+      // The column, the trigger and its function, and the backfill (the table and each index).
+      return 12;
     default:
       return 3;
   }
@@ -64,15 +68,20 @@ export async function needsStaging(db: Kysely<BvlDatabase>, scope: PackageScope,
 /**
  * Whether a step can run before the switch without changing what the published state means: a
  * new table (and its keys and indexes), a nullable column added to an existing table (with its
- * foreign key, validated at once since every row holds null), and an index that cannot refuse a
- * write (a plain index, or a unique one over a new column, null in every row). The previous
+ * foreign key, validated at once since every row holds null), an index that cannot refuse a
+ * write (a plain index, or a unique one over a new column, null in every row), and the shadow
+ * column of a type change (see shadow-columns.ts: the switch then only swaps it in). The previous
  * metadata never names any of them, so readers and writers of the published state see no change.
- * Type changes, NOT NULL, foreign keys and unique indexes on existing columns, and drops wait for
- * the switch (and the republish check decides them there).
+ * Type changes a shadow cannot carry (see shadowable), NOT NULL, foreign keys and unique indexes on
+ * existing columns, and drops wait for the switch (and the republish check decides them there).
  */
-function stageable(step: SchemaStep, existing: ExistingSchema, added: ReadonlySet<string>): SchemaStep | undefined {
+function stageable(step: SchemaStep, existing: ExistingSchema, added: ReadonlySet<string>, tables: readonly TablePlan[]): SchemaStep | undefined {
   const isNew = !existing.tables.has(step.table);
   switch (step.kind) {
+    case 'alter_column_type':
+      return shadowable(step, existing, tables)
+        ? { kind: 'add_shadow_column', table: step.table, column: step.column, from: step.from, to: step.to }
+        : undefined;
     case 'create_table':
       return step;
     case 'add_column':
@@ -103,6 +112,7 @@ function intentsOf(scope: PackageScope, steps: readonly SchemaStep[], existing: 
     const base = { tenant_id: scope.tenant, package: scope.package, table_name: s.table };
     if (s.kind === 'create_table') out.push({ ...base, kind: 'table', member: null });
     else if (s.kind === 'add_column') out.push({ ...base, kind: 'column', member: s.column.name });
+    else if (s.kind === 'add_shadow_column') out.push({ ...base, kind: 'column', member: shadowNames(s.table, s.column).shadow });
     else if (s.kind === 'create_index' && existing.tables.has(s.table)) out.push({ ...base, kind: 'index', member: s.name });
   }
   return out;
@@ -189,9 +199,11 @@ export function splitSteps(tables: readonly TablePlan[], existing: ExistingSchem
   const ahead: SchemaStep[] = [];
   const after: SchemaStep[] = [];
   for (const s of steps) {
-    const t = stageable(s, existing, added);
+    const t = stageable(s, existing, added, tables);
     if (t) ahead.push(t);
-    else after.push(s);
+    // A type change built ahead leaves the switch only its swap.
+    if (t?.kind === 'add_shadow_column') after.push({ ...t, kind: 'swap_shadow_column' });
+    else if (!t) after.push(s);
   }
   return { ahead, after };
 }
@@ -229,7 +241,8 @@ export async function adoptStaged(trx: Kysely<BvlDatabase>, scope: PackageScope,
     .execute();
   if (rows.length === 0) return 0;
   // A column or index of a planned table is the table's (a column no field names stays, as columns do).
-  const adopted = rows.filter((r) => tables.has(r.table_name)).map((r) => Number(r.id));
+  // Shadow and retired columns never are: the switch swapped them in (see recordSwaps) or they go.
+  const adopted = rows.filter((r) => tables.has(r.table_name) && !(r.member !== null && isShadowColumn(r.member))).map((r) => Number(r.id));
   for (let i = 0; i < adopted.length; i += 5000) {
     const ids = adopted.slice(i, i + 5000);
     await trx.deleteFrom('bvl.publish_staging').where(sql<boolean>`id = any(${ids}::bigint[])`).execute();
@@ -262,6 +275,9 @@ export async function dropStaged(db: Kysely<BvlDatabase>, schema: string, tenant
               trx,
             );
           if (exists.rows.length > 0) await sql`alter table ${t} drop column if exists ${sql.id(r.member)} cascade`.execute(trx);
+          // A shadow's trigger function goes too, and with it the trigger (a retired column's went with the column).
+          const fn = shadowFunctionOf(r.member);
+          if (fn !== undefined) await sql`drop function if exists ${sql.id(schema, fn)}() cascade`.execute(trx);
         } else if (r.kind === 'index' && r.member !== null) await sql`drop index if exists ${sql.id(schema, r.member)}`.execute(trx);
       }
       await trx

@@ -1,4 +1,5 @@
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
+import { conversionOf } from './convert-column.ts';
 import type { SchemaStep } from './diff-schema.ts';
 
 /**
@@ -25,6 +26,8 @@ export interface LockTable {
  * key pointing at it, 8 for r = 4; counted 2r + 4. A new table with a key, an index and TOAST: 11.
  * NOT NULL set or dropped: 2. A foreign key added or dropped: 7 to 8 (both tables and their keys).
  * An index created or dropped: 3. A column with a volatile default rewrites the table: 20 for r = 7.
+ * A shadow column swapped in (the type change built ahead, see shadow-columns.ts): 1, the table's
+ * ACCESS EXCLUSIVE lock (two renames).
  */
 export function switchLocksOf(step: SchemaStep, relations: (table: string) => number): number {
   const r = relations(step.table);
@@ -35,6 +38,13 @@ export function switchLocksOf(step: SchemaStep, relations: (table: string) => nu
       // A column with a default or NOT NULL may rewrite the table (a volatile default does).
       return step.column.notNull || step.column.default ? 2 * r + 10 : 3;
     case 'alter_column_type':
+      return 2 * r + 10;
+    case 'swap_shadow_column':
+      // Two renames: the table's ACCESS EXCLUSIVE lock, 1 measured; a lossy conversion's row
+      // count before it reads the table and its indexes (r).
+      return 1 + (conversionOf(step.column, step.from, step.to).lossy ? r : 0);
+    case 'add_shadow_column':
+      // Built ahead, never in the switch: counted as a type change should it ever run there.
       return 2 * r + 10;
     case 'add_foreign_key':
     case 'drop_foreign_key':
@@ -68,6 +78,8 @@ const DESCRIBE: Readonly<Record<SchemaStep['kind'] | 'drop_table', string>> = {
   create_table: 'tables created',
   add_column: 'a new column',
   alter_column_type: 'a column type change',
+  add_shadow_column: 'a column type change built ahead',
+  swap_shadow_column: 'a column type change (built ahead, swapped in)',
   drop_foreign_key: 'a foreign key dropped',
   add_foreign_key: 'a foreign key added',
   create_index: 'a new index',
