@@ -1,4 +1,4 @@
-import { testEngines } from '@bvl/test-support/test-engines';
+import { engineProjects } from '@bvl/test-support/test-engines';
 import { defineConfig } from 'vitest/config';
 
 // isolate: false — a worker keeps its module cache between test files (no test mocks modules or
@@ -8,15 +8,10 @@ const bounds = { testTimeout: 120_000, hookTimeout: 120_000, isolate: false };
 // Every command test runs on embedded PGlite; `bvl publish` runs a second time on PostgreSQL when
 // DATABASE_URL is set, so both engines are proven in one `npm test`. BVL_TEST_ENGINES=postgres
 // (test-engines.mjs) runs every command test on PostgreSQL alone.
-const engines = testEngines();
-const all = ['src/**/*.test.ts'];
 const onBoth = ['src/commands/publish*.test.ts', 'src/commands/build.test.ts', 'src/commands/eval.test.ts', 'src/commands/eval-process.test.ts'];
 
 export default defineConfig({
   test: {
-    projects: [
-      ...(engines.pglite ? [{ test: { name: 'pglite', include: all, env: { BVL_TEST_ENGINE: 'pglite' }, ...bounds } }] : []),
-      ...(engines.postgres ? [{ test: { name: 'postgres', include: engines.pglite ? onBoth : all, env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }] : []),
-    ],
+    projects: engineProjects({ include: ['src/**/*.test.ts'], ...bounds }, { onBoth }),
   },
 });

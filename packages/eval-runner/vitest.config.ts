@@ -1,4 +1,4 @@
-import { testEngines } from '@bvl/test-support/test-engines';
+import { engineProjects } from '@bvl/test-support/test-engines';
 import { defineConfig } from 'vitest/config';
 
 // isolate: false — a worker keeps its module cache between test files (no test mocks modules or
@@ -20,38 +20,15 @@ const POSTGRES_ONLY = ['src/run-eval-queue.test.ts'];
 // The database suites run on embedded PGlite, and a second time on PostgreSQL when DATABASE_URL is
 // set, so the golden suite is proven on both engines in one `npm test`. BVL_TEST_ENGINES
 // (test-engines.mjs) narrows it to one engine, whose project then runs every suite.
-const engines = testEngines();
-
 export default defineConfig({
   test: {
-    projects: [
-      ...(engines.pglite
-        ? [
-            {
-              test: {
-                name: 'pglite',
-                include: ['src/**/*.test.ts'],
-                exclude: POSTGRES_ONLY,
-                env: { BVL_TEST_ENGINE: 'pglite' },
-                // One migrated PGlite is built once and dumped; every database suite starts its own database from it.
-                globalSetup: ['./test/global-setup.js'],
-                ...bounds,
-              },
-            },
-          ]
-        : []),
-      ...(engines.postgres
-        ? [
-            {
-              test: {
-                name: 'postgres',
-                include: engines.pglite ? [...DATABASE_SUITES, ...POSTGRES_ONLY] : ['src/**/*.test.ts'],
-                env: { BVL_TEST_ENGINE: 'postgres' },
-                ...bounds,
-              },
-            },
-          ]
-        : []),
-    ],
+    projects: engineProjects(
+      { include: ['src/**/*.test.ts'], ...bounds },
+      {
+        // One migrated PGlite is built once and dumped; every database suite starts its own database from it.
+        pglite: { exclude: POSTGRES_ONLY, globalSetup: ['./test/global-setup.js'] },
+        onBoth: [...DATABASE_SUITES, ...POSTGRES_ONLY],
+      },
+    ),
   },
 });

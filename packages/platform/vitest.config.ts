@@ -1,4 +1,4 @@
-import { testEngines } from '@bvl/test-support/test-engines';
+import { engineProjects } from '@bvl/test-support/test-engines';
 import { defineConfig } from 'vitest/config';
 
 // isolate: false — a worker keeps its module cache between test files (no test mocks modules or
@@ -7,26 +7,12 @@ const bounds = { testTimeout: 60_000, hookTimeout: 120_000, isolate: false };
 
 // The suite runs on embedded PGlite, and a second time on PostgreSQL when DATABASE_URL is set, so
 // both engines are proven in one `npm test`; BVL_TEST_ENGINES narrows it to one (test-engines.mjs).
-const engines = testEngines();
-
 export default defineConfig({
   test: {
-    projects: [
-      ...(engines.pglite
-        ? [
-            {
-              test: {
-                name: 'pglite',
-                include: ['src/**/*.test.ts'],
-                env: { BVL_TEST_ENGINE: 'pglite' },
-                // One migrated PGlite is built once and dumped; every test file starts its own database from it.
-                globalSetup: ['./test/global-setup.ts'],
-                ...bounds,
-              },
-            },
-          ]
-        : []),
-      ...(engines.postgres ? [{ test: { name: 'postgres', include: ['src/**/*.test.ts'], env: { BVL_TEST_ENGINE: 'postgres' }, ...bounds } }] : []),
-    ],
+    projects: engineProjects(
+      { include: ['src/**/*.test.ts'], ...bounds },
+      // One migrated PGlite is built once and dumped; every test file starts its own database from it.
+      { pglite: { globalSetup: ['./test/global-setup.ts'] } },
+    ),
   },
 });

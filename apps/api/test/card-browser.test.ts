@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The HTML build-health card as a person sees it: served by a real listening server, opened in
 // headless Chromium (Debian's chromium driven by playwright-core), asserted on rendered text and
-// colour, with a screenshot written to test-output/ (git-ignored).
+// colour, with a screenshot written to test-output/<engine>/ (git-ignored).
 import { mkdir, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,7 +12,8 @@ import { EXAMPLE, openTestApp, stageFolder } from './test-app.ts';
 
 const present = chromiumPresent('the browser test of the HTML card');
 
-const OUT = join(import.meta.dirname, '../test-output');
+// One folder per engine: CI runs the PostgreSQL and the PGlite project at the same time.
+const OUT = join(import.meta.dirname, '../test-output', process.env.BVL_TEST_ENGINE ?? 'pglite');
 
 describe.runIf(present)('the HTML card in Chromium', () => {
   let t: Awaited<ReturnType<typeof openTestApp>>;

@@ -4,7 +4,7 @@
 // driven by playwright-core) and read back — the prompt, the rounds and their issues, the card,
 // spend, the transcript seam — with every figure checked to sit under its own column heading, in
 // this page and in the report. The screenshot is kept for CI at
-// packages/eval-runner/test-output/eval-attempt.png (the report's at eval-report-aligned.png).
+// packages/eval-runner/test-output/<engine>/eval-attempt.png (the report's at eval-report-aligned.png).
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,7 +22,8 @@ import { blueprintAgent } from './run-blueprint-agent.ts';
 import { runEvals } from './run-evals.ts';
 
 const present = chromiumPresent('the browser test of the eval attempt page');
-const OUT = join(import.meta.dirname, '../test-output');
+// One folder per engine: CI runs the PostgreSQL and the PGlite project at the same time, each writing its own pages.
+const OUT = join(import.meta.dirname, '../test-output', process.env.BVL_TEST_ENGINE ?? 'pglite');
 const PAGES = join(OUT, 'eval-report-attempts');
 
 /** A transcript as the session store will hand it over (issue 18): turns, tool calls, one cut at its bound. */

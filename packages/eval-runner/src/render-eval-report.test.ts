@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The HTML eval report as a person sees it: made from two real batches on PGlite, checked as text
 // (self-contained, escaped), then opened in headless Chromium (Debian's chromium driven by
-// playwright-core) and asserted on what renders, with a screenshot kept in test-output/ (git-ignored).
+// playwright-core) and asserted on what renders, with a screenshot kept in test-output/<engine>/ (git-ignored).
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,7 +18,8 @@ import { runEvals } from './run-evals.ts';
 
 const present = chromiumPresent('the browser test of the HTML eval report');
 
-const OUT = join(import.meta.dirname, '../test-output');
+// One folder per engine: CI runs the PostgreSQL and the PGlite project at the same time, each writing its own report.
+const OUT = join(import.meta.dirname, '../test-output', process.env.BVL_TEST_ENGINE ?? 'pglite');
 
 let platform: Platform;
 let html: string;

@@ -33,3 +33,23 @@ export function testEngines(env = process.env) {
   }
   return { pglite: names.includes('pglite'), postgres: names.includes('postgres') };
 }
+
+/**
+ * The vitest `projects` of a database suite, one per engine testEngines() picks: `pglite` and
+ * `postgres`, each with `env.BVL_TEST_ENGINE` naming its engine and the options in `test` (include,
+ * exclude, timeouts, isolate) besides.
+ * @param {Record<string, unknown>} test what both projects share (include, bounds)
+ * @param {{ pglite?: Record<string, unknown>, onBoth?: string[], env?: Record<string, string | undefined> }} [options]
+ *   `pglite`: options of the pglite project alone (its globalSetup, an exclude); `onBoth`: when both
+ *   engines run, the files the postgres project runs (by default, all of them); `env`: for testEngines.
+ * @returns {{ test: Record<string, unknown> }[]}
+ */
+export function engineProjects(test, { pglite = {}, onBoth, env = process.env } = {}) {
+  const engines = testEngines(env);
+  return [
+    ...(engines.pglite ? [{ test: { name: 'pglite', ...test, ...pglite, env: { BVL_TEST_ENGINE: 'pglite' } } }] : []),
+    ...(engines.postgres
+      ? [{ test: { name: 'postgres', ...test, ...(engines.pglite && onBoth ? { include: onBoth } : {}), env: { BVL_TEST_ENGINE: 'postgres' } } }]
+      : []),
+  ];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testEngines } from './test-engines.mjs';
+import { engineProjects, testEngines } from './test-engines.mjs';
 
 const URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -17,5 +17,40 @@ describe('testEngines', () => {
     expect(() => testEngines({ BVL_TEST_ENGINES: 'mysql' })).toThrow(/unknown engine mysql; use a comma list of pglite, postgres/);
     expect(() => testEngines({ BVL_TEST_ENGINES: ',' })).toThrow(/unknown engine \(none\)/);
     expect(() => testEngines({ BVL_TEST_ENGINES: 'postgres' })).toThrow(/DATABASE_URL is not set: set it/);
+  });
+});
+
+describe('engineProjects', () => {
+  const test = { include: ['src/**/*.test.ts'], testTimeout: 60_000 };
+  const pglite = { globalSetup: ['./test/global-setup.js'] };
+
+  it('gives one project per engine, the pglite one with its own options, the postgres one onBoth only when both run', () => {
+    expect(engineProjects(test, { pglite, onBoth: ['src/db.test.ts'], env: {} })).toEqual([
+      {
+        test: {
+          name: 'pglite',
+          include: ['src/**/*.test.ts'],
+          testTimeout: 60_000,
+          globalSetup: ['./test/global-setup.js'],
+          env: { BVL_TEST_ENGINE: 'pglite' },
+        },
+      },
+    ]);
+    expect(engineProjects(test, { pglite, onBoth: ['src/db.test.ts'], env: { DATABASE_URL: URL } })).toEqual([
+      {
+        test: {
+          name: 'pglite',
+          include: ['src/**/*.test.ts'],
+          testTimeout: 60_000,
+          globalSetup: ['./test/global-setup.js'],
+          env: { BVL_TEST_ENGINE: 'pglite' },
+        },
+      },
+      { test: { name: 'postgres', include: ['src/db.test.ts'], testTimeout: 60_000, env: { BVL_TEST_ENGINE: 'postgres' } } },
+    ]);
+    expect(engineProjects(test, { pglite, onBoth: ['src/db.test.ts'], env: { DATABASE_URL: URL, BVL_TEST_ENGINES: 'postgres' } })).toEqual([
+      { test: { name: 'postgres', include: ['src/**/*.test.ts'], testTimeout: 60_000, env: { BVL_TEST_ENGINE: 'postgres' } } },
+    ]);
+    expect(engineProjects(test, { env: { DATABASE_URL: URL } }).map((p) => p.test.include)).toEqual([['src/**/*.test.ts'], ['src/**/*.test.ts']]);
   });
 });
