@@ -50,7 +50,8 @@ describe('the seed writer across chunks', () => {
       [distinct + 10, undefined, 'row not updated: it was not written earlier in this seed'],
     ]);
     const rows = async () =>
-      (await sql<{ code: string; val: number }>`select code, val::int as val from ${sql.id(tenantSchema(tenant), 'kv')} order by code`.execute(platform.db)).rows;
+      (await sql<{ code: string; val: number }>`select code, val::int as val from ${sql.id(tenantSchema(tenant), 'kv')} order by code`.execute(platform.db))
+        .rows;
     const after = await rows();
     expect(after).toHaveLength(distinct - 1);
     expect(after.find((r) => r.code === 'K3')).toEqual({ code: 'K3', val: distinct + 3 });

@@ -15,7 +15,11 @@ const tenant = `flat_${process.pid}_${randomBytes(3).toString('hex')}`;
 const objects = [{ name: 'kv', fields: { code: { type: 'text' }, val: { type: 'number' } } }];
 const out: Record<string, number> = {};
 try {
-  await stageDrafts(platform, { tenant, package: 'app' }, collectStack({ objects, data: [{ object: 'kv', externalId: 'code', records: [] }] }, { draft: true }));
+  await stageDrafts(
+    platform,
+    { tenant, package: 'app' },
+    collectStack({ objects, data: [{ object: 'kv', externalId: 'code', records: [] }] }, { draft: true }),
+  );
   const published = await publishPackage(platform, { tenant, package: 'app' });
   if (published.outcome !== 'published') throw new Error(`not published: ${published.outcome}`);
   for (const size of (process.env.BVL_SIZES ?? '50000,250000').split(',').map(Number)) {
