@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { buildGraph, collectStack } from '@bvl/metadata';
 import { sql } from 'kysely';
-import { applySeeds, dropTenant, openPlatform, publishPackage, stageDrafts } from '../src/index.ts';
 import { tenantSchema } from '../src/identifier.ts';
+import { applySeeds, dropTenant, openPlatform, publishPackage, stageDrafts } from '../src/index.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
