@@ -19,8 +19,10 @@ export interface DecideInput {
   /** Record index → id of the existing row of its externalId; '' when its key could not be matched (already reported). */
   readonly matches: ReadonlyMap<number, string>;
   /**
-   * The seed's running externalId → row id map (earlier chunks and records of this seed): the
-   * decision adds the keys it writes, so a later record of a key updates the row an earlier wrote.
+   * externalId → row id of the keys this chunk writes (and of keys an earlier chunk's insert failed
+   * to write, which the writer puts in first): the decision adds the keys it writes, so a later
+   * record of a key updates the row an earlier wrote. Keys earlier chunks wrote come as `matches`
+   * (their rows are in the table), so this map holds a chunk's keys, not the seed's.
    */
   readonly seen: Map<string, string>;
   /** A new row id (random in the writer; fixed in tests). */
@@ -49,6 +51,11 @@ export const keyText = (values: readonly unknown[]): string | undefined =>
 /** A single-field key: the value's text (what keyText's JSON holds), undefined when missing. */
 const singleKey = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : typeof v === 'string' ? v : String(v));
 
+/** The record's externalId as the text {@link decideSeedWrites} compares keys by; undefined when a part is missing. */
+export function seedKeyOf(seed: SeedNode, row: Readonly<Record<string, unknown>>): string | undefined {
+  return seed.externalId.length === 1 ? singleKey(row[seed.externalId[0]!]) : keyText(seed.externalId.map((k) => row[k]));
+}
+
 /**
  * Decides, pure, what each prepared record of a chunk writes under the seed's mode: insert (a new
  * key, mode `insert`, or no usable externalId), update (its key has a row), skip (`ignore` and a
@@ -66,12 +73,10 @@ export function decideSeedWrites(input: DecideInput): SeedWrites {
   let failed = 0;
   let skipped = 0;
   let merged = 0;
-  // One key field: its text is the key (the same partition as keyText's, and the string the
-  // record already holds, whose hash the engine has: a seed of a million rows looks each one up).
-  const single = seed.externalId.length === 1 ? seed.externalId[0]! : undefined;
   for (const p of input.chunk) {
     if (matches.get(p.index) === '') continue; // its key could not be matched: reported, not written
-    const key = keyless ? undefined : single !== undefined ? singleKey(p.row[single]) : keyText(seed.externalId.map((k) => p.row[k]));
+    // One key field: its text is the key (the same partition as keyText's, and the string the record already holds).
+    const key = keyless ? undefined : seedKeyOf(seed, p.row);
     const existing = key === undefined ? undefined : (seen.get(key) ?? matches.get(p.index));
     const write = seed.mode === 'insert' || existing === undefined ? 'insert' : seed.mode === 'ignore' ? 'skip' : 'update';
     if (seed.mode === 'update' && existing === undefined) {

@@ -228,7 +228,8 @@ export async function lockDrafts(trx: Kysely<BvlDatabase>, scope: PackageScope):
  * The rows an overlay is built from: the tenant's active items and the drafts of `pkg` (all
  * packages' when undefined). Bodies this process already holds (by content hash) are not sent
  * again: the query returns them only for hashes it does not know, so a repeated verify reads
- * little more than names and hashes.
+ * little more than names and hashes; and a body several rows share (a draft identical to its
+ * published item) is sent and parsed once, the rows holding one value (bodies are never mutated).
  */
 export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, pkg: string | undefined): Promise<OverlayRow[]> {
   const cached = BODY_CACHE.of(tenant);
@@ -236,10 +237,18 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
   let q = db
     .selectFrom('bvl.metadata_items')
     .select(['type', 'name', 'source', 'state', 'package', 'tombstone', 'content_hash'])
-    .select(sql<unknown>`case when content_hash = any(${known}::text[]) then null else body end`.as('body'))
+    // One body per content hash: a republished seed's draft and its published item hold the same
+    // body (a replay of a million records would otherwise be read and parsed twice, and held twice).
+    .select(
+      sql<unknown>`case when content_hash = any(${known}::text[]) or row_number() over (partition by content_hash order by state, package, type, name) > 1 then null else body end`.as(
+        'body',
+      ),
+    )
     .where('tenant_id', '=', tenant);
   if (pkg !== undefined) q = q.where((eb) => eb.or([eb('state', '=', 'active'), eb('package', '=', pkg)]));
   const rows = await q.orderBy('type').orderBy('name').orderBy('package').execute();
+  const read = new Map<string, unknown>();
+  for (const r of rows) if (r.body !== null) read.set(r.content_hash, r.body);
   const out = rows.map((r) => ({
     type: r.type,
     name: r.name,
@@ -248,7 +257,7 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
     tombstone: r.tombstone,
     source: r.source,
     contentHash: r.content_hash,
-    body: r.body !== null ? r.body : cached.get(r.content_hash),
+    body: r.body !== null ? r.body : (read.get(r.content_hash) ?? cached.get(r.content_hash)),
   }));
   for (const r of out) if (r.body !== undefined) BODY_CACHE.put(cached, r.contentHash, r.body);
   for (const r of out) rememberBodyHash(r.body, r.contentHash);

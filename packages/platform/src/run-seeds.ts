@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Graph, ObjectNode, SeedNode } from '@bvl/metadata';
 import { sql } from 'kysely';
 import type { EngineKind, PlatformContext } from './database.ts';
-import { decideSeedWrites } from './decide-seed-writes.ts';
+import { decideSeedWrites, seedKeyOf } from './decide-seed-writes.ts';
 import { describeDbError, isDatabaseFailure } from './describe-db-error.ts';
 import { identifierProblem } from './identifier.ts';
 import { orderSeeds } from './order-seeds.ts';
 import { type FieldPlan, fieldPlanner, type Prepared, prepareSeedRecords } from './prepare-seed-records.ts';
 import { type Deferred, matchExisting, resolveDeferred, resolveLookups } from './run-seed-lookups.ts';
 import { attempt, type Db, defaultBytes, ID_TYPE, writeInserts, writeUpdates } from './run-seed-writes.ts';
+import { SeedKeyFilter } from './seed-key-filter.ts';
 import { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
 import type { SeedApplied, SeedError, SeedOutcome } from './seed-report.ts';
 import type { ColumnValue } from './to-column-value.ts';
@@ -202,14 +203,21 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     if (!cleared.ok) err(-1, `mode 'replace' could not clear the table: ${describeDbError(cleared.error)}`);
     else outcome.deleted = Number(cleared.value.numAffectedRows ?? 0);
   }
-  const seen = new Map<string, string>();
   const records = seed.def.records;
   const defaults = defaultBytes(run.object);
-  // A table with no rows when the seed starts (a first publish) holds nothing a record could match,
-  // and the rows this seed writes are matched through `seen`: matching each chunk against the table
-  // as it fills (an index probe per record) is skipped.
+  // A table with no rows when the seed starts (a first publish) holds nothing a record could match
+  // but the rows this seed writes: matching each chunk against the table as it fills (an index
+  // probe per record) is skipped for every record whose key the seed has not written (`written`).
   const fresh = !keyless && (await attempt(db, () => sql<{ any: boolean }>`select exists (select 1 from ${table}) as any`.execute(db)));
   const empty = fresh !== false && fresh.ok && fresh.value.rows[0]?.any === false;
+  // What the writer keeps of the keys it wrote, whatever the seed's size (issue 21: memory flat in
+  // the row count): a later record of a key an earlier chunk wrote finds that row in the table (the
+  // seed's transaction sees its own rows), as a replay finds every row. Into an empty table, only
+  // the records whose key `written` may hold are matched (a few bits per key, not the key and its
+  // row id); `unwritten` holds the keys whose insert failed and the id it was to take (one per
+  // failed record), so a later record of such a key is refused as before, not inserted.
+  const written = empty && seed.mode !== 'insert' ? new SeedKeyFilter(records.length) : undefined;
+  const unwritten = new Map<string, string>();
   for (let start = 0; start < records.length; start += SEED_CHUNK) {
     const prepared = prepareSeedRecords({
       seed,
@@ -226,14 +234,44 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     const chunk: Prepared[] = prepared.chunk;
     const later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }> = [];
     await resolveLookups(db, run, chunk, err, later);
-    const matches = keyless || empty ? new Map<number, string>() : await matchExisting(db, run, chunk, keyPlans as FieldPlan[], err);
+    const seen = new Map<string, string>();
+    let match: Prepared[] = keyless || empty ? [] : chunk;
+    if (!keyless) {
+      if (unwritten.size > 0)
+        for (const p of chunk) {
+          const key = seedKeyOf(seed, p.row);
+          const id = key === undefined ? undefined : unwritten.get(key);
+          if (id !== undefined) seen.set(key!, id);
+        }
+      if (written)
+        match = chunk.filter((p) => {
+          const key = seedKeyOf(seed, p.row);
+          return key !== undefined && !seen.has(key) && written.mayHave(key);
+        });
+    }
+    const matches = match.length === 0 ? new Map<number, string>() : await matchExisting(db, run, match, keyPlans as FieldPlan[], err);
     const writes = decideSeedWrites({ seed, object, chunk, keyless, matches, seen, newId: randomUUID });
     outcome.failed += writes.failed;
     outcome.skipped += writes.skipped;
     outcome.updated += writes.merged;
     for (const p of writes.problems) err(p.index, p.message, p.field);
+    if (written)
+      for (const p of chunk) {
+        const key = writes.rowIds.has(p.index) ? seedKeyOf(seed, p.row) : undefined;
+        if (key !== undefined) written.add(key);
+      }
     const copy = run.engine ? { engine: run.engine, schema, table: seed.object } : undefined;
-    await writeInserts(db, table, writes.inserts, (c) => (c === 'id' ? ID_TYPE : planOf(c)?.type), defaults, outcome, err, copy);
+    const failed = new Set<number>();
+    const insertErr: typeof err = (index, message, field, dropped) => {
+      if (!dropped) failed.add(index);
+      err(index, message, field, dropped);
+    };
+    await writeInserts(db, table, writes.inserts, (c) => (c === 'id' ? ID_TYPE : planOf(c)?.type), defaults, outcome, insertErr, copy);
+    if (!keyless && failed.size > 0)
+      for (const w of writes.inserts) {
+        const key = failed.has(w.p.index) ? seedKeyOf(seed, w.p.row) : undefined;
+        if (key !== undefined) unwritten.set(key, w.id);
+      }
     await writeUpdates(db, table, writes.updates, (c) => planOf(c)?.type, outcome, err);
     for (const d of later) {
       const rowId = writes.rowIds.get(chunk[d.chunkIndex]!.index);
