@@ -19,6 +19,17 @@ export function identifierProblem(name: unknown): string | undefined {
   return undefined;
 }
 
+/** The names of the columns bvl adds to a tenant's tables for a type change (see shadow-columns.ts). */
+export const BVL_COLUMN = /^bvl_(sh|rt)_([0-9a-f]{24})$/;
+
+/** Why `name` cannot be a field's column (see {@link identifierProblem}; also not a name bvl keeps for its own columns), or undefined. */
+export function columnNameProblem(name: unknown): string | undefined {
+  return (
+    identifierProblem(name) ??
+    (BVL_COLUMN.test(name as string) ? 'is one bvl keeps for the columns it adds during a type change (bvl_sh_ or bvl_rt_ and 24 hex digits)' : undefined)
+  );
+}
+
 /** Whether `name` passes {@link identifierProblem}. */
 export function isIdentifier(name: unknown): name is string {
   return identifierProblem(name) === undefined;

@@ -92,6 +92,23 @@ describe('planTables', () => {
     expect(r.issues[0]).toMatchObject({ code: 'invalid_artifact', ref: { member: bad.name } });
     expect(r.tables.map((t) => t.name)).not.toContain('o');
   });
+  it('refuses a field named like the columns bvl adds for a type change (a republish would take it for one)', () => {
+    const taken = `bvl_sh_${'0a'.repeat(12)}`;
+    const r = planTables(
+      graphOf({
+        objects: [{ name: 'o', fields: { [taken]: { type: 'text' }, bvl_sh_note: { type: 'text' }, [`bvl_rt_${'f'.repeat(24)}`]: { type: 'text' } } }],
+      }),
+    );
+    expect(r.issues.map((i) => [i.code, i.ref?.member])).toEqual([
+      ['invalid_artifact', taken],
+      ['invalid_artifact', `bvl_rt_${'f'.repeat(24)}`],
+    ]);
+    expect(r.issues[0]!.message).toBe(
+      `Field "${taken}" of object "o" cannot become a column: its name is one bvl keeps for the columns it adds during a type change (bvl_sh_ or bvl_rt_ and 24 hex digits). bvl refused the publish before running any SQL.`,
+    );
+    expect(r.issues[0]!.fix).toMatch(/^Rename the field: a name of bvl_sh_ or bvl_rt_ and 24 hex digits is taken/);
+    expect(r.tables.map((t) => t.name)).not.toContain('o');
+  });
 });
 
 describe('diffSchema', () => {

@@ -25,6 +25,9 @@ export const abortReason = (signal: AbortSignal): string => {
 export const cancelledBy = (signal: AbortSignal): PublishCancelled =>
   new PublishCancelled(`the publish was cancelled before it committed (${abortReason(signal)})`);
 
+/** How often an aborted transaction's statement is cancelled again, until the transaction ends. */
+const CANCEL_AGAIN_MS = 200;
+
 const IDLE: AbortWatch = { check() {}, done() {} };
 
 /**
@@ -41,11 +44,20 @@ export async function watchAbort(trx: Kysely<BvlDatabase>, other: Kysely<BvlData
   let target: { pid: number; started: string } | undefined;
   if (other) target = (await sql<{ pid: number; started: string }>`select pg_backend_pid() as pid, now()::text as started`.execute(trx)).rows[0];
   let watching = true;
-  const onAbort = () => {
+  let again: ReturnType<typeof setInterval> | undefined;
+  const cancel = () => {
     if (!watching || !target || !other) return;
     void sql`select pg_cancel_backend(a.pid) from pg_catalog.pg_stat_activity a where a.pid = ${target.pid} and a.xact_start = ${target.started}::timestamptz`
       .execute(other)
       .catch(() => {});
+  };
+  // A cancel that reaches the backend between two statements cancels nothing, and the statement
+  // after it could wait its whole lock timeout: so it is sent again until the transaction ends.
+  const onAbort = () => {
+    if (!watching || !target || !other) return;
+    cancel();
+    again = setInterval(cancel, CANCEL_AGAIN_MS);
+    again.unref?.();
   };
   signal.addEventListener('abort', onAbort, { once: true });
   return {
@@ -54,6 +66,7 @@ export async function watchAbort(trx: Kysely<BvlDatabase>, other: Kysely<BvlData
     },
     done() {
       watching = false;
+      if (again !== undefined) clearInterval(again);
       signal.removeEventListener('abort', onAbort);
     },
   };

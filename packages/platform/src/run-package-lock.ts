@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
 import type { PlatformContext } from './database.ts';
-import { sqlState } from './describe-db-error.ts';
 import type { PackageScope } from './scope.ts';
 
 /** The advisory-lock key of a tenant's package: publishes of one package take it, in turn. */
@@ -46,34 +45,6 @@ export function describeSessions(rows: ReadonlyArray<{ pid: number; application_
     .join(', ');
 }
 
-/**
- * Takes the advisory lock `key`, waiting at most `waitMs` (a lock_timeout); past that it throws
- * {@link LockTimeoutError} naming the session that holds it. `xact`: a transaction-level lock taken
- * inside the caller's transaction (under a savepoint, so the transaction survives the timeout long
- * enough to name the holder); otherwise a session lock on the caller's pinned connection.
- */
-export async function takeAdvisoryLock<DB>(db: Kysely<DB>, key: string, what: string, options: { xact: boolean; waitMs?: number }): Promise<void> {
-  const waitMs = options.waitMs ?? LOCK_WAIT_MS;
-  const before = options.xact ? undefined : (await sql<{ v: string }>`select current_setting('lock_timeout') as v`.execute(db)).rows[0]?.v;
-  await sql`select set_config('lock_timeout', ${`${waitMs}ms`}, ${options.xact})`.execute(db);
-  if (options.xact) await sql`savepoint bvl_lock`.execute(db);
-  try {
-    if (options.xact) await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
-    else await sql`select pg_advisory_lock(hashtextextended(${key}, 0))`.execute(db);
-    if (options.xact) await sql`release savepoint bvl_lock`.execute(db);
-  } catch (e) {
-    if (options.xact) await sql`rollback to savepoint bvl_lock`.execute(db);
-    if (sqlState(e) !== '55P03') throw e;
-    const holders = await advisoryHolders(db, key);
-    throw new LockTimeoutError(
-      `${what} is locked by another publish: ${holders} holds it, and bvl waited ${Math.round(waitMs / 1000)} s. Try again when that publish finishes.`,
-      { cause: e },
-    );
-  } finally {
-    if (before !== undefined) await sql`select set_config('lock_timeout', ${before}, false)`.execute(db).catch(() => {});
-  }
-}
-
 /** A wait for a lock, as told to a caller: what is waited for, who holds it, how long it has waited. */
 export interface LockWaitNotice {
   readonly what: string;
@@ -84,7 +55,7 @@ export interface LockWaitNotice {
 /** How long a wait for a package's lock goes on before `onWait` is told (once). */
 export const LOCK_NOTICE_MS = 1_000;
 
-/** How a wait for a package's lock backs off: the pause after the first failed try, doubled after each, up to `most`. */
+/** How a wait for a lock backs off: the pause after the first failed try, doubled after each, up to `most`. */
 export const LOCK_RETRY_MS = { first: 20, most: 500 } as const;
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -104,6 +75,62 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 const NOT_YET = Symbol('not yet');
+
+/**
+ * Tries `once` until it takes its lock (returns `{ value }`), pausing between tries (20 ms,
+ * doubling to 500 ms): past `waitMs` it throws what `timedOut` makes; when `signal` aborts — before
+ * a try or during a pause — its reason, at once. `onMiss` hears each failed try with the time waited.
+ */
+async function retryLock<T>(
+  once: () => Promise<{ value: T } | typeof NOT_YET>,
+  options: { waitMs: number; signal: AbortSignal | undefined; onMiss?: (waitedMs: number) => Promise<void> },
+  timedOut: () => Promise<Error>,
+): Promise<T> {
+  const { signal, waitMs } = options;
+  const started = Date.now();
+  for (let wait: number = LOCK_RETRY_MS.first; ; wait = Math.min(LOCK_RETRY_MS.most, wait * 2)) {
+    signal?.throwIfAborted();
+    const ran = await once();
+    if (ran !== NOT_YET) return ran.value;
+    const left = waitMs - (Date.now() - started);
+    if (left <= 0) throw await timedOut();
+    await options.onMiss?.(Date.now() - started);
+    await pause(Math.min(wait, left), signal);
+  }
+}
+
+/**
+ * Takes the advisory lock `key`, waiting at most `waitMs`; past that it throws
+ * {@link LockTimeoutError} naming the session that holds it. `xact`: a transaction-level lock taken
+ * inside the caller's transaction; otherwise a session lock on the caller's pinned connection.
+ *
+ * The wait is a loop of `pg_try_advisory_*lock` with pauses (20 ms, doubling to 500 ms), not a
+ * blocking lock statement: `signal` ends it at once, whenever it aborts — before the first try, in
+ * a pause, or between tries (its reason is thrown; the lock is not taken). A blocking wait could
+ * only be ended by cancelling its statement from another connection, and an abort that came just
+ * before the statement reached the server was lost: the publish then waited the whole minute.
+ */
+export async function takeAdvisoryLock<DB>(
+  db: Kysely<DB>,
+  key: string,
+  what: string,
+  options: { xact: boolean; waitMs?: number; signal?: AbortSignal | undefined },
+): Promise<void> {
+  const waitMs = options.waitMs ?? LOCK_WAIT_MS;
+  await retryLock(
+    async () => {
+      const got = options.xact
+        ? (await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as got`.execute(db)).rows[0]?.got
+        : (await sql<{ got: boolean }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as got`.execute(db)).rows[0]?.got;
+      return got ? { value: undefined } : NOT_YET;
+    },
+    { waitMs, signal: options.signal },
+    async () =>
+      new LockTimeoutError(
+        `${what} is locked by another publish: ${await advisoryHolders(db, key)} holds it, and bvl waited ${Math.round(waitMs / 1000)} s. Try again when that publish finishes.`,
+      ),
+  );
+}
 
 /**
  * Runs `fn` on one pinned connection holding the package's advisory lock for the whole of it, so
@@ -131,39 +158,38 @@ export async function withPackageLock<T>(
   let told = false;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const key = packageLockKey(scope);
-  const started = Date.now();
-  for (let wait: number = LOCK_RETRY_MS.first; ; wait = Math.min(LOCK_RETRY_MS.most, wait * 2)) {
-    signal?.throwIfAborted();
-    const ran = await ctx.db.connection().execute(async (conn) => {
-      const got = (await sql<{ got: boolean }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as got`.execute(conn)).rows[0]?.got;
-      if (!got) return NOT_YET;
-      try {
-        const name = (await sql<{ v: string }>`select current_setting('application_name') as v`.execute(conn)).rows[0]?.v ?? '';
-        await sql`select set_config('application_name', ${publishApplicationName(scope)}, false)`.execute(conn);
+  return retryLock(
+    () =>
+      ctx.db.connection().execute(async (conn) => {
+        const got = (await sql<{ got: boolean }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as got`.execute(conn)).rows[0]?.got;
+        if (!got) return NOT_YET;
         try {
-          signal?.throwIfAborted();
-          return { value: await fn({ ...ctx, db: conn, pool: ctx.pool ?? ctx.db }) };
+          const name = (await sql<{ v: string }>`select current_setting('application_name') as v`.execute(conn)).rows[0]?.v ?? '';
+          await sql`select set_config('application_name', ${publishApplicationName(scope)}, false)`.execute(conn);
+          try {
+            signal?.throwIfAborted();
+            return { value: await fn({ ...ctx, db: conn, pool: ctx.pool ?? ctx.db }) };
+          } finally {
+            await sql`select set_config('application_name', ${name}, false)`.execute(conn).catch(() => {});
+          }
         } finally {
-          await sql`select set_config('application_name', ${name}, false)`.execute(conn).catch(() => {});
+          // If the session died, its locks died with it.
+          await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(conn).catch(() => {});
         }
-      } finally {
-        // If the session died, its locks died with it.
-        await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(conn).catch(() => {});
-      }
-    });
-    if (ran !== NOT_YET) return ran.value;
-    const left = waitMs - (Date.now() - started);
-    if (left <= 0) {
-      const holders = await advisoryHolders(ctx.db, key);
-      throw new LockTimeoutError(
-        `package "${scope.package}" of tenant "${scope.tenant}" is locked by another publish: ${holders} holds it, and bvl waited ${Math.round(waitMs / 1000)} s. Try again when that publish finishes.`,
-      );
-    }
-    const waited = Date.now() - started;
-    if (options.onWait && !told && waited >= LOCK_NOTICE_MS) {
-      told = true;
-      options.onWait({ what: 'the lock of the package (another publish holds it)', holders: await advisoryHolders(ctx.db, key), waitedMs: waited });
-    }
-    await pause(Math.min(wait, left), signal);
-  }
+      }),
+    {
+      waitMs,
+      signal,
+      onMiss: async (waited) => {
+        if (options.onWait && !told && waited >= LOCK_NOTICE_MS) {
+          told = true;
+          options.onWait({ what: 'the lock of the package (another publish holds it)', holders: await advisoryHolders(ctx.db, key), waitedMs: waited });
+        }
+      },
+    },
+    async () =>
+      new LockTimeoutError(
+        `package "${scope.package}" of tenant "${scope.tenant}" is locked by another publish: ${await advisoryHolders(ctx.db, key)} holds it, and bvl waited ${Math.round(waitMs / 1000)} s. Try again when that publish finishes.`,
+      ),
+  );
 }

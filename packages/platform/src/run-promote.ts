@@ -142,7 +142,7 @@ export class Refusal extends Error {
  */
 export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: PackageScope, options: PublishOptions, checkpoint: () => void): Promise<Promotion> {
   await sql`select set_config('application_name', ${publishApplicationName(scope)}, true)`.execute(trx);
-  const wait = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
+  const wait = { ...(options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {}), signal: options.signal };
   await takeAdvisoryLock(trx, packageLockKey(scope), `package "${scope.package}" of tenant "${scope.tenant}"`, { xact: true, ...wait });
   // Ownership of a tenant's artifacts and its tables are decided by one publish at a time: two
   // packages declaring one object see each other, and a platform table is created once.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { listDrafts, stageDrafts } from './run-drafts.ts';
-import { tenantLockKey, withPackageLock } from './run-package-lock.ts';
+import { takeAdvisoryLock, tenantLockKey, withPackageLock } from './run-package-lock.ts';
 import { type PublishResult, publishPackage } from './run-publish.ts';
 
 // A publish past its caller's time bound is cancelled before it commits, and says that nothing
@@ -102,6 +102,61 @@ describe.runIf(ENGINE === 'postgres')('an abort cancels the statement the publis
     });
     expect(await active(scope.tenant)).toEqual([]);
     expect((await publishPackage(platform, scope)).outcome).toBe('published');
+  });
+
+  it('a large publish (built ahead) waiting for the tenant lock: the abort ends that wait too', async () => {
+    const scope = await staged();
+    await platform.db.connection().execute(async (holder) => {
+      await sql`select pg_advisory_lock(hashtextextended(${tenantLockKey(scope.tenant)}, 0))`.execute(holder);
+      try {
+        const bound = new AbortController();
+        const started = Date.now();
+        // lockBudget 1: the publish builds ahead, taking the tenant's lock first, outside its transaction.
+        const publishing = publishPackage(platform, scope, { signal: bound.signal, lockBudget: 1 });
+        setTimeout(() => bound.abort(new Error('bound reached')), 300);
+        const r = await publishing;
+        expect(cancelled(r)).toEqual({ cancelled: true, error: 'nothing was published: the publish was cancelled before it committed (bound reached)' });
+        expect(Date.now() - started).toBeLessThan(20_000);
+      } finally {
+        await sql`select pg_advisory_unlock(hashtextextended(${tenantLockKey(scope.tenant)}, 0))`.execute(holder);
+      }
+    });
+    expect(await active(scope.tenant)).toEqual([]);
+    expect((await publishPackage(platform, scope, { lockBudget: 1 })).outcome).toBe('published');
+  });
+
+  it('an abort that comes before the lock wait begins still ends it at once (no statement to cancel yet)', async () => {
+    const key = `bvl.test:${made.next('lk')}`;
+    await platform.db.connection().execute(async (holder) => {
+      await sql`select pg_advisory_lock(hashtextextended(${key}, 0))`.execute(holder);
+      try {
+        // Aborted before the call: nothing is in flight for a cancel to reach.
+        const started = Date.now();
+        const early = await platform.db
+          .transaction()
+          .execute((trx) => takeAdvisoryLock(trx, key, 'the test key', { xact: true, signal: AbortSignal.abort(new Error('early')) }))
+          .catch((e: unknown) => e);
+        expect((early as Error).message).toBe('early');
+        // Aborted while waiting, between two tries.
+        const bound = new AbortController();
+        setTimeout(() => bound.abort(new Error('late')), 300);
+        const late = await platform.db
+          .transaction()
+          .execute((trx) => takeAdvisoryLock(trx, key, 'the test key', { xact: true, signal: bound.signal }))
+          .catch((e: unknown) => e);
+        expect((late as Error).message).toBe('late');
+        expect(Date.now() - started).toBeLessThan(20_000);
+        // Without an abort the wait ends at its bound, naming the holder.
+        await expect(platform.db.transaction().execute((trx) => takeAdvisoryLock(trx, key, 'the test key', { xact: true, waitMs: 300 }))).rejects.toThrow(
+          /^the test key is locked by another publish: pid \d+ \(.*\) holds it, and bvl waited 0 s\./,
+        );
+      } finally {
+        await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(holder);
+      }
+    });
+    // Free, it is taken at once, and a transaction-level lock ends with its transaction.
+    await platform.db.transaction().execute((trx) => takeAdvisoryLock(trx, key, 'the test key', { xact: true, waitMs: 300 }));
+    await platform.db.transaction().execute((trx) => takeAdvisoryLock(trx, key, 'the test key', { xact: true, waitMs: 300 }));
   });
 
   it('waiting for the package another publish holds: the abort ends that wait too', async () => {

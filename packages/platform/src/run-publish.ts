@@ -158,7 +158,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   try {
     if (await needsStaging(ctx.db, scope, budget)) {
       const wait = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
-      await takeAdvisoryLock(ctx.db, tenantLockKey(scope.tenant), `tenant "${scope.tenant}"`, { xact: false, ...wait });
+      await takeAdvisoryLock(ctx.db, tenantLockKey(scope.tenant), `tenant "${scope.tenant}"`, { xact: false, ...wait, signal: options.signal });
       staging = true;
       await dropStaged(ctx.db, schema, scope.tenant, budget);
       staged = await stagePublish(ctx, scope, {

@@ -4,7 +4,7 @@ import { type ColumnType, sameColumnType, typeSql } from './column-type.ts';
 import { conversionOf } from './convert-column.ts';
 import type { BvlDatabase } from './database.ts';
 import type { ExistingSchema, SchemaStep } from './diff-schema.ts';
-import { identifierProblem } from './identifier.ts';
+import { BVL_COLUMN, identifierProblem } from './identifier.ts';
 import type { TablePlan } from './plan-tables.ts';
 import type { PackageScope } from './scope.ts';
 
@@ -27,14 +27,12 @@ export function shadowNames(table: string, column: string): { shadow: string; re
   return { shadow: `${PREFIXES.shadow}${h}`, retired: `${PREFIXES.retired}${h}`, trigger: `${PREFIXES.trigger}${h}`, fn: `${PREFIXES.fn}${h}` };
 }
 
-const SHADOWISH = /^bvl_(sh|rt)_([0-9a-f]{24})$/;
-
-/** Whether a column name is a shadow or retired column bvl made (never a user's column: field names cannot be these by chance). */
-export const isShadowColumn = (name: string): boolean => SHADOWISH.test(name);
+/** Whether a column name is a shadow or retired column bvl made (never a user's column: plan-tables refuses a field of such a name). */
+export const isShadowColumn = (name: string): boolean => BVL_COLUMN.test(name);
 
 /** The trigger function a shadow or retired column's row in bvl.publish_staging goes with, or undefined. */
 export function shadowFunctionOf(member: string): string | undefined {
-  const m = SHADOWISH.exec(member);
+  const m = BVL_COLUMN.exec(member);
   return m ? `${PREFIXES.fn}${m[2]}` : undefined;
 }
 
