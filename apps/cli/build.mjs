@@ -12,18 +12,24 @@ const pkg = JSON.parse(await readFile(new URL('package.json', here), 'utf8'));
 /**
  * npm packages bundled rather than installed (their licence notices go into the bundle's banner):
  * - kysely: loading its ESM tree cost `bvl verify` CPU per call in module resolution and
- *   compilation; bundled, the verify chunk loads faster. (zod stays a dependency: the HTTP API's
- *   @hono/zod-openapi, the MCP SDK and openai take zod schemas, and zod keeps metadata in a
- *   per-copy registry, so there must be exactly one zod);
+ *   compilation; bundled, the verify chunk loads faster;
  * - kysely-pglite-dialect: it declares a peer range of PGlite (^0.2 || ^0.3 || ^0.4) that excludes
  *   the 0.5 bvl runs; the monorepo overrides it, but an `npm i -g` of the packed CLI cannot, so as a
  *   dependency it made every install print a peer conflict.
  * - jsonc-parser: its `main` is a UMD build that Node loads through the CommonJS loader (and
  *   cjs-module-lexer) on every `bvl verify`; bundled from its ESM build (`module`), it is part of the
  *   metadata chunk.
+ * - zod: from node_modules, every command that checks a stack loaded ~95 of zod's files at start,
+ *   50 of them its locales (any entry of zod imports them all), in module resolution, reading and
+ *   compiling; bundled, bvl's code takes the parts it uses, with English only (zodEnglishOnly below).
+ *   It also stays a dependency: @hono/zod-openapi, the MCP SDK and openai import it themselves (in
+ *   `bvl serve`, `bvl mcp` and the agent commands). A schema of one copy is read by the other
+ *   through its `_zod` internals (the same zod version: package.json pins it), and zod 4 keeps
+ *   its registry (`.meta()`, `.describe()`) and its config (the locale) on globalThis, shared by
+ *   both copies, so the OpenAPI document and the MCP tools' schemas come out the same.
  * pg and PGlite (WASM and data files) stay dependencies, loaded only by the publish chunk.
  */
-const BUNDLED_NPM = ['kysely', 'kysely-pglite-dialect', 'jsonc-parser'];
+const BUNDLED_NPM = ['kysely', 'kysely-pglite-dialect', 'jsonc-parser', 'zod'];
 /** Bundled packages that have no `exports` map: esbuild takes their ESM build (`module`) over `main`. */
 const ESM_MAIN = ['jsonc-parser'];
 
@@ -41,6 +47,47 @@ const externalNpm = {
       if (args.path.startsWith('@bvl/') || args.path.startsWith('node:') || BUNDLED_NPM.includes(name)) return undefined;
       return { path: args.path, external: true };
     });
+  },
+};
+
+/**
+ * zod's locales index (every language's messages) as English only: zod's classic schemas set English
+ * as the default locale themselves (importing locales/en.js), so the messages stay the same. bvl
+ * never names another locale (`z.locales.*`): a build that did would fail here on the missing export.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/\/node_modules\/zod\/v4\/(classic|core|mini)\/$/.test(new URL('.', `file://${args.importer}`).pathname)) return undefined;
+      return { path: new URL('../locales/index.js', `file://${args.importer}`).pathname, namespace: 'zod-english-only' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      resolveDir: new URL('.', `file://${args.path}`).pathname,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * bvl's `import { z } from 'zod'` as `import * as z` of zod's classic API: esbuild drops what is
+ * never named (`z.object` is kept, zod's JSON-Schema import, JIT compiler… are not) only for a
+ * namespace imported in the file that uses it, not for zod's re-exported `z`.
+ */
+const ZOD_CLASSIC = 'zod/v4/classic/external.js';
+const zodByName = {
+  name: 'zod-by-name',
+  setup(b) {
+    b.onLoad({ filter: /\/(packages|apps)\/[^/]+\/src\/.*\.ts$/ }, async (args) => {
+      if (args.path.includes('/node_modules/')) return undefined;
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes("import { z } from 'zod';")) return undefined;
+      return { contents: text.replace("import { z } from 'zod';", `import * as z from '${ZOD_CLASSIC}';`), loader: 'ts' };
+    });
+    b.onResolve({ filter: /^zod\/v4\/classic\/external\.js$/ }, () => ({
+      path: new URL('v4/classic/external.js', import.meta.resolve('zod')).pathname,
+    }));
   },
 };
 
@@ -72,7 +119,7 @@ const result = await build({
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',
   conditions: ['development'],
-  plugins: [externalNpm],
+  plugins: [zodByName, externalNpm, zodEnglishOnly],
   metafile: true,
   sourcemap: 'linked',
   legalComments: 'none',

@@ -1,5 +1,6 @@
 // `bvl --help` stays fast: what main.js loads statically (before a command is chosen) never reaches
 // the server's or the database's npm packages. Reads the built bundle's static import graph.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,5 +58,29 @@ describe('startup', () => {
     const loaded = staticNpmImports(verifyChunk);
     for (const heavy of ['happy-dom', 'pg', '@electric-sql/pglite', 'pg-boss', 'hono', '@hono/zod-openapi', '@modelcontextprotocol/sdk', 'openai', 'pino'])
       expect(loaded.has(heavy), heavy).toBe(false);
+    // zod is bundled (what bvl names of it), not loaded whole with its ~50 locales from node_modules.
+    expect(loaded.has('zod'), 'zod').toBe(false);
+  });
+  it('bundles zod with its English messages only', () => {
+    const maps = readdirSync(join(DIST, 'chunks')).filter((f) => f.endsWith('.js.map'));
+    const sources = maps.flatMap((f) => (JSON.parse(readFileSync(join(DIST, 'chunks', f), 'utf8')) as { sources: string[] }).sources);
+    const locales = sources.filter((s) => /\/zod\/v4\/locales\/[^/]+\.js$/.test(s) && !s.startsWith('zod-english-only:'));
+    expect(locales.map((s) => s.slice(s.lastIndexOf('/') + 1))).toEqual(['en.js']);
+  });
+  // V8 11 to 13 (Node 20, 22, 24): the versions bin/bvl.js sets the growth factor on.
+  const v8Major = Number(process.versions.v8.split('.')[0]);
+  it.runIf(v8Major >= 11 && v8Major <= 13)('bvl verify keeps the young generation at its starting size', () => {
+    // The young generation's size as the process exits (both semi-spaces, MB): V8 starts it at 2 and,
+    // unchecked, grows it to 16 or 32 while the CLI loads and verifies even a small app.
+    const hook = `data:text/javascript,${encodeURIComponent(
+      "import v8 from 'node:v8';process.on('exit',()=>process._rawDebug('new_space '+v8.getHeapSpaceStatistics().find((s)=>s.space_name==='new_space').space_size/1048576))",
+    )}`;
+    const root = join(import.meta.dirname, '../../..');
+    const youngMb = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [`--import=${hook}`, join(import.meta.dirname, '../bin/bvl.js'), ...args], { cwd: root, encoding: 'utf8' });
+      return Number(/new_space (\d+(?:\.\d+)?)/.exec(r.stderr)?.[1]);
+    };
+    expect(youngMb('verify', 'examples/expense-tracker/app')).toBeLessThanOrEqual(2);
+    expect(youngMb('verify', 'packages/test-support/fixtures/field-service.stack.json', '--format', 'json')).toBeLessThanOrEqual(2);
   });
 });
