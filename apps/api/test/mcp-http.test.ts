@@ -1,16 +1,16 @@
 // End to end on a real listening server started by the composition root (main.ts: the database the
 // environment names, the demo staged, a token), driven by the MCP SDK client over streamable HTTP
 // and by plain fetch: the same tools, the same issues, the same gate.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { dropTenant, openPlatform } from '@bvl/platform';
+import { dropTenant, openPlatform, setNewDataDirTemplate } from '@bvl/platform';
 import { ENGINE } from '@bvl/platform/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/main.ts';
 import { TOOLS } from '../src/tools.ts';
 
@@ -28,7 +28,14 @@ beforeAll(async () => {
     await dropTenant(p, 'demo');
     await p.close();
   }
-  server = await startServer({ port: 0, host: '127.0.0.1', demo: true, env, cwd, version: 'test', logTo: devNull() });
+  // On PGlite the new data folder starts from the suite's migrated dump, as `bvl serve` starts one
+  // from the template its build ships: the MCP transport is under test here, not initdb (seconds).
+  if (ENGINE === 'pglite') setNewDataDirTemplate(async () => new Blob([await readFile(inject('pgliteDump'))]));
+  try {
+    server = await startServer({ port: 0, host: '127.0.0.1', demo: true, env, cwd, version: 'test', logTo: devNull() });
+  } finally {
+    setNewDataDirTemplate(undefined);
+  }
   client = new Client({ name: 'bvl-test', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.demo!.token}` } } }),

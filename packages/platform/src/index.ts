@@ -52,6 +52,7 @@ export {
   type PlatformOptions,
   POOL_SIZE_ENV,
   platformOptionsFromEnv,
+  setNewDataDirTemplate,
 } from './open-platform.ts';
 export { orderSeeds } from './order-seeds.ts';
 export { type Overlay, type OverlayRow, overlayOf } from './overlay-of.ts';

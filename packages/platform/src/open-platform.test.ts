@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ENGINE } from '../test/test-platform.ts';
-import { DATA_DIR_LOCK, openPlatform, platformOptionsFromEnv } from './open-platform.ts';
+import { DATA_DIR_LOCK, dumpPglite, openPlatform, platformOptionsFromEnv, setNewDataDirTemplate } from './open-platform.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -26,6 +26,45 @@ describe.runIf(ENGINE === 'pglite')('openPlatform on a PGlite data folder', () =
     expect(existsSync(join(dir, DATA_DIR_LOCK))).toBe(false);
     const second = await openPlatform({ dataDir: dir, newDataDirTemplate });
     await second.close();
+  });
+});
+
+describe.runIf(ENGINE === 'pglite')('setNewDataDirTemplate', () => {
+  it('a new folder starts from the registered template, loaded only then; an explicit template wins', async () => {
+    const dump = new Blob([await readFile(inject('pgliteDump'))]);
+    // A template told apart from PGlite's initdb: a table of its own.
+    const seed = await openPlatform({ dataDir: 'memory', loadDataDir: dump });
+    await sql`create table public.from_template (id int)`.execute(seed.db);
+    const marked = await dumpPglite(seed);
+    await seed.close();
+    const hasMark = async (dir: string) => {
+      const p = await openPlatform({ dataDir: dir });
+      try {
+        return (await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_tables where tablename = 'from_template'`.execute(p.db)).rows[0]!.n === 1;
+      } finally {
+        await p.close();
+      }
+    };
+    let loads = 0;
+    setNewDataDirTemplate(async () => {
+      loads++;
+      return marked;
+    });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'bvl-template-'));
+      dirs.push(dir);
+      expect(await hasMark(dir)).toBe(true);
+      // Opened again: no longer new, the template is not read.
+      expect(await hasMark(dir)).toBe(true);
+      expect(loads).toBe(1);
+      const explicit = await mkdtemp(join(tmpdir(), 'bvl-template-'));
+      dirs.push(explicit);
+      await (await openPlatform({ dataDir: explicit, newDataDirTemplate: dump })).close();
+      expect(loads).toBe(1);
+      expect(await hasMark(explicit)).toBe(false);
+    } finally {
+      setNewDataDirTemplate(undefined);
+    }
   });
 });
 

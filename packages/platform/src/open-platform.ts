@@ -56,6 +56,20 @@ export interface Platform extends PlatformContext {
 
 const LITE = Symbol('pglite');
 
+/** Where a new PGlite data folder's template comes from when openPlatform's options give none (see {@link setNewDataDirTemplate}). */
+let templateOfNewDataDir: (() => Promise<Blob | undefined>) | undefined;
+
+/**
+ * Names the template every openPlatform of this process starts a new PGlite data folder from when
+ * its options give none (`newDataDirTemplate` wins): a dump of a freshly initialized data dir, which
+ * skips PGlite's initdb (seconds of CPU and most of a new folder's peak memory). `load` runs only
+ * when a folder is new. The CLI names the one its build ships, for every command that opens the
+ * embedded database; `undefined` forgets it.
+ */
+export function setNewDataDirTemplate(load: (() => Promise<Blob | undefined>) | undefined): void {
+  templateOfNewDataDir = load;
+}
+
 /**
  * Free space PGlite's data folder must keep. PGlite cannot survive a full disk: when the
  * write-ahead log cannot grow it stops responding, at full CPU, with the event loop blocked, so no
@@ -213,7 +227,7 @@ export async function openPlatform(options: PlatformOptions = {}): Promise<Platf
   try {
     options.onProgress?.('start');
     const fresh = dir !== 'memory' && !existsSync(join(dir, 'PG_VERSION'));
-    const loadDataDir = options.loadDataDir ?? (fresh ? options.newDataDirTemplate : undefined);
+    const loadDataDir = options.loadDataDir ?? (fresh ? (options.newDataDirTemplate ?? (await templateOfNewDataDir?.())) : undefined);
     lite = await PGlite.create(dir === 'memory' ? undefined : dir, loadDataDir ? { loadDataDir } : {});
   } catch (e) {
     await unlock();

@@ -72,7 +72,9 @@ const v2 = {
   ],
 };
 
-describe(`the server's lock table (${ENGINE})`, () => {
+// `npm run test:exhaustive` runs only what it sizes up (the large publishes below): these tests take
+// the same parameters in either run, and `npm test` (CI's PostgreSQL and PGlite legs) runs them.
+describe.skipIf(EXHAUSTIVE)(`the server's lock table (${ENGINE})`, () => {
   it('is read from the server: max_locks_per_transaction × (max_connections + max_prepared_transactions)', async () => {
     const t = await readLockTable(platform.db);
     const s = await sql<{ l: string; c: string; p: string }>`select current_setting('max_locks_per_transaction') as l,

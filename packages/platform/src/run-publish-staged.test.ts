@@ -95,7 +95,9 @@ async function publishBoth(lockBudget: number | undefined): Promise<{ tenant: st
   return { tenant: scope.tenant, batches };
 }
 
-describe(`a publish over its lock budget (${ENGINE})`, () => {
+// `npm run test:exhaustive` runs only what it sizes up (the large publishes below): these tests take
+// the same parameters in either run, and `npm test` (CI's PostgreSQL and PGlite legs) runs them.
+describe.skipIf(EXHAUSTIVE)(`a publish over its lock budget (${ENGINE})`, () => {
   it('builds ahead in several transactions and ends with exactly the tables, keys and indexes one transaction makes', async () => {
     const whole = await publishBoth(undefined);
     const staged = await publishBoth(12);
@@ -234,7 +236,7 @@ describe(`a publish over its lock budget (${ENGINE})`, () => {
   });
 });
 
-describe(`the switch's locks (${ENGINE})`, () => {
+describe.skipIf(EXHAUSTIVE)(`the switch's locks (${ENGINE})`, () => {
   // What the publish transaction holds just before its commit (pg_locks, this backend): with the
   // tables built ahead, the metadata's locks and none per table; in one transaction, about 8 per table.
   const locksAtCommit = async (lockBudget: number): Promise<{ locks: number; relations: number }> => {

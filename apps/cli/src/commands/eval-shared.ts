@@ -5,6 +5,8 @@ import { EvalRunError, sessionTranscripts, type TranscriptReader } from '@bvl/ev
 import { openPlatform, type Platform, platformOptionsFromEnv } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { UsageError } from '../parse-args.ts';
+// A new embedded data folder starts from the template the build ships (no initdb).
+import '../pglite-template.ts';
 
 /**
  * Where `bvl eval show` and `bvl eval report` read an attempt's transcript: the build session

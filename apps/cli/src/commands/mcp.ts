@@ -3,6 +3,8 @@ import manifest from '../../package.json' with { type: 'json' };
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { COMMAND_HELP } from '../command-help.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
+// A new embedded data folder starts from the template the build ships (no initdb).
+import '../pglite-template.ts';
 
 /**
  * `bvl mcp`: an MCP server on stdio for a local agent (verify, fix, publish, card over a folder or

@@ -3,6 +3,8 @@ import { tenantProblem } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { COMMAND_HELP } from '../command-help.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
+// A new embedded data folder starts from the template the build ships (no initdb).
+import '../pglite-template.ts';
 
 /**
  * `bvl policy show|set --tenant t`: a tenant's server policy, on the database the environment

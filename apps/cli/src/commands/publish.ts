@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import type { BuildIssue } from '@bvl/build-issue';
 import { didYouMean, locateIssues, locateNotices, mergeOverlay } from '@bvl/metadata';
 import {
@@ -31,6 +30,8 @@ import { oneStackArg, parseCommandArgs, parseCount, parseFormat, UsageError } fr
 import { createProgress } from '../progress.ts';
 import { gateWarnings } from '../warning-gate.ts';
 import { writeReport } from '../write-report.ts';
+// A new embedded data folder starts from the template the build ships (no initdb).
+import '../pglite-template.ts';
 
 /** Tenant used when --tenant is absent. */
 export const DEFAULT_TENANT = 'default';
@@ -129,7 +130,6 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       ...where,
       lockWaitMs: lockWait.ms,
       applicationName: cliApplicationName,
-      newDataDirTemplate: await pgliteTemplate(),
       onProgress: (step) =>
         progress.begin(
           step === 'start' ? `starting the embedded database (PGlite) at ${where.dataDir}` : step === 'migrate' ? 'preparing the bvl schema' : 'connecting',
@@ -235,18 +235,6 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     stopWatching();
     await platform.close().catch(() => {});
   }
-}
-
-/**
- * The initialized PGlite data dir the build ships (dist/pglite-template.tgz), or undefined (a new
- * folder then runs initdb). Looked up beside the bundle and, from the sources (tests), in dist/.
- */
-async function pgliteTemplate(): Promise<Blob | undefined> {
-  for (const rel of ['../pglite-template.tgz', '../../dist/pglite-template.tgz']) {
-    const file = new URL(rel, import.meta.url);
-    if (existsSync(file)) return new Blob([await readFile(file)]);
-  }
-  return undefined;
 }
 
 /** The pretty footer: outcome, seeds, probe counts (a plane that probed nothing says why). */

@@ -3,6 +3,8 @@ import { tenantProblem } from '@bvl/platform';
 import { type CliIo, EXIT } from '../cli-io.ts';
 import { COMMAND_HELP } from '../command-help.ts';
 import { parseCommandArgs, UsageError } from '../parse-args.ts';
+// A new embedded data folder starts from the template the build ships (no initdb).
+import '../pglite-template.ts';
 
 /**
  * `bvl token create|list|revoke --tenant t`: bearer tokens of the HTTP API. `create` prints the
