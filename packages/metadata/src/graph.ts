@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ArtifactSet, type ArtifactSource, artifactKey, type RawArtifact } from './artifact.ts';
 import { describeSchemaProblem } from './describe-schema-problem.ts';
 import { childPointer, pointer } from './json-pointer.ts';
-import { platformObjectsReached } from './platform-objects.ts';
+import { PLATFORM_OBJECT_BY_NAME, platformObjectsReached } from './platform-objects.ts';
 import {
   type AppDef,
   AppSchema,
@@ -187,7 +187,7 @@ export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet, options
   for (const a of priorSeeds) prior.add(a);
   const b = new GraphBuilder(issues, prior.seedsByObject);
   for (const a of merged.values()) b.add(a);
-  return { graph: b.finish(spec), issues };
+  return { graph: b.finish(spec, merged), issues };
 }
 
 /** The overlay's artifacts: what {@link mergeOverlay} keeps, and what the drafts replaced. */
@@ -234,7 +234,6 @@ class GraphBuilder {
   readonly pages = new Map<string, NamedNode>();
   readonly permissions = new Map<string, NamedNode>();
   readonly sharingRules = new Map<string, NamedNode>();
-  readonly sources = new Map<string, ArtifactSource>();
 
   constructor(
     private readonly issues: BuildIssue[],
@@ -242,7 +241,6 @@ class GraphBuilder {
   ) {}
 
   add(a: RawArtifact): void {
-    this.sources.set(artifactKey(a.type, a.name), a.source);
     if (a.refused) return this.addRefused(a);
     switch (a.type) {
       case 'object':
@@ -267,7 +265,8 @@ class GraphBuilder {
     }
   }
 
-  finish(spec: SpecProfile): Graph {
+  /** The graph; `merged` (the overlay's artifacts by {@link artifactKey}) answers {@link Graph.sourceOf}. */
+  finish(spec: SpecProfile, merged: ReadonlyMap<string, RawArtifact>): Graph {
     for (const def of platformObjectsReached(this.mentionedObjects())) {
       if (this.objects.has(def.name)) continue;
       const fields = new Map<string, FieldNode>();
@@ -284,7 +283,6 @@ class GraphBuilder {
         source: { pointer: '' },
       });
     }
-    const sources = this.sources;
     return {
       objects: this.objects,
       views: this.views,
@@ -299,7 +297,7 @@ class GraphBuilder {
       pages: this.pages,
       permissions: this.permissions,
       sharingRules: this.sharingRules,
-      sourceOf: (type, name) => sources.get(artifactKey(type, name)),
+      sourceOf: (type, name) => merged.get(artifactKey(type, name))?.source,
       spec,
     };
   }
@@ -309,24 +307,39 @@ class GraphBuilder {
    * lookups to sys_user and sys_business_unit —, navigation, dashboard filters, `requiresObject`):
    * the platform objects among them, and what their lookups reach, join the graph.
    */
-  private *mentionedObjects(): Generator<string> {
-    if (this.objects.size > 0) yield* ['sys_user', 'sys_business_unit'];
-    for (const o of this.objects.values()) for (const f of o.fields.values()) if (!f.invalid) yield referenceOf(f.def) ?? '';
-    for (const v of this.views.values()) if (v.object) yield v.object;
-    for (const d of this.datasets.values()) if (d.object) yield d.object;
-    for (const s of this.seedsByObject.keys()) yield s;
-    for (const d of this.dashboards.values()) {
-      for (const f of d.def.globalFilters ?? []) yield* stringsAt(f, 'object', 'optionsFrom.object');
-      for (const w of d.widgets) yield* stringsAt(w.def, 'requiresObject');
-    }
-    for (const a of this.apps.values()) {
+  private mentionedObjects(): string[] {
+    // Only platform object names matter to platformObjectsReached (the rest resolve or not on their
+    // own), so only those are kept: a plain walk, no iterator or generator step per field.
+    const out: string[] = [];
+    const mention = (name: unknown) => {
+      if (typeof name === 'string' && PLATFORM_OBJECT_BY_NAME.has(name)) out.push(name);
+    };
+    if (this.objects.size > 0) out.push('sys_user', 'sys_business_unit');
+    this.objects.forEach((o) =>
+      o.fields.forEach((f) => {
+        if (!f.invalid) mention(referenceOf(f.def));
+      }),
+    );
+    this.views.forEach((v) => mention(v.object));
+    this.datasets.forEach((d) => mention(d.object));
+    this.seedsByObject.forEach((_, s) => mention(s));
+    this.dashboards.forEach((d) => {
+      for (const f of d.def.globalFilters ?? []) {
+        mention(stringAt(f, 'object'));
+        mention(stringAt(f, 'optionsFrom', 'object'));
+      }
+      for (const w of d.widgets) mention(stringAt(w.def, 'requiresObject'));
+    });
+    this.apps.forEach((a) => {
       const items: unknown[] = [...(a.def.navigation ?? []), ...(a.def.areas ?? []).flatMap((area) => area.navigation ?? [])];
       while (items.length > 0) {
         const item = items.pop() as NavItemDef;
-        yield* stringsAt(item, 'objectName', 'requiresObject');
+        mention(stringAt(item, 'objectName'));
+        mention(stringAt(item, 'requiresObject'));
         if (Array.isArray(item.children)) items.push(...item.children);
       }
-    }
+    });
+    return out;
   }
 
   /** A body refused at load: register the name as an invalid node so references to it still resolve. */
@@ -649,13 +662,11 @@ class GraphBuilder {
   }
 }
 
-/** The string values at dotted `paths` of a value (anything else is skipped). */
-function* stringsAt(value: unknown, ...paths: string[]): Generator<string> {
-  for (const path of paths) {
-    let v: unknown = value;
-    for (const key of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
-    if (typeof v === 'string') yield v;
-  }
+/** The string value at a path of keys into a value, or undefined (anything else is skipped). */
+function stringAt(value: unknown, key: string, inner?: string): string | undefined {
+  let v = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  if (inner !== undefined) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[inner] : undefined;
+  return typeof v === 'string' ? v : undefined;
 }
 
 function cap(s: string): string {

@@ -9,7 +9,7 @@ import { q } from '../describe-names.ts';
  */
 export default defineRule({
   meta: { name: 'dataset-fields-exist', codes: ['unknown_field'], docs: "A dataset's base measure/dimension fields exist on its object." },
-  *check(graph) {
+  run(graph, emit) {
     for (const ds of graph.datasets.values()) {
       if (ds.invalid || ds.object === undefined) continue;
       const obj = graph.objects.get(ds.object);
@@ -23,7 +23,7 @@ export default defineRule({
           slot: 'field',
           path: pointer('dimensions', i, 'field'),
         });
-        if (f) yield f;
+        if (f) emit(f);
       }
       for (const [i, m] of ds.def.measures.entries()) {
         if (m.field === undefined || m.field.includes('.')) continue;
@@ -33,7 +33,7 @@ export default defineRule({
           slot: 'field',
           path: pointer('measures', i, 'field'),
         });
-        if (f) yield f;
+        if (f) emit(f);
       }
     }
   },

@@ -12,7 +12,7 @@ export default defineRule({
     codes: ['kanban_group_field_invalid'],
     docs: 'A kanban groupByField names a select-like, boolean or relation field of the object.',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       if (v.invalid || !v.list || v.object === undefined) continue;
       const block = v.list.kanban;
@@ -28,7 +28,7 @@ export default defineRule({
       const field = resolveField(obj, g);
       if (field && (field.invalid || GROUPABLE_TYPES.has(field.def.type))) continue;
       const s = suggest(g, groupable, path);
-      yield {
+      emit({
         code: 'kanban_group_field_invalid',
         artifact,
         ref: { type: 'object', name: obj.name, member: g },
@@ -38,7 +38,7 @@ export default defineRule({
         fix: `Set kanban.groupByField to one of: ${listing(groupable)}.`,
         path,
         ...s,
-      };
+      });
     }
   },
 });

@@ -62,7 +62,7 @@ export default defineRule({
     codes: ['unresolved_seed_reference'],
     docs: "Seed lookup values match a natural key of the target object's seeded records.",
   },
-  *check(graph) {
+  run(graph, emit) {
     const cache = new Map<string, { keys: Set<string>; by: string } | null>();
     // Whether a value is no finding: its target is not judged, it matches a natural key, or it is a row id.
     const fine = (field: FieldNode, v: unknown) => {
@@ -80,7 +80,7 @@ export default defineRule({
       const wrapped = typeof v === 'object';
       const s = typeof v === 'string' ? suggest(v, nk.keys, path) : {};
       const who = `Seed ${q(sv.seed.name)} record ${sv.record} sets lookup ${q(sv.key)}`;
-      yield {
+      emit({
         code: 'unresolved_seed_reference',
         artifact: { type: 'seed', name: sv.seed.name },
         ref: { type: 'object', name: target, member: sv.key },
@@ -96,7 +96,7 @@ export default defineRule({
             : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
         path,
         ...s,
-      };
+      });
     }
   },
 });

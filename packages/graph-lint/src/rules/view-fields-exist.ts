@@ -14,7 +14,7 @@ export default defineRule({
     codes: ['unknown_field', 'unknown_display_field'],
     docs: "Every field a view names exists on the view's object.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       if (v.invalid || v.object === undefined) continue;
       const obj = graph.objects.get(v.object);
@@ -53,7 +53,7 @@ export default defineRule({
           // A form section field the object lacks is silently not rendered (#2578; ObjectStack's validateFormLayout only warns).
           code: m.slot === 'form field' ? 'unknown_display_field' : 'unknown_field',
         });
-        if (f) yield f;
+        if (f) emit(f);
       }
     }
   },
