@@ -177,7 +177,7 @@ const zodMessage = (error: z.ZodError): { message: string; path: Array<string | 
  */
 export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet, options: BuildGraphOptions = {}): GraphBuild {
   const spec = typeof options.spec === 'object' ? options.spec : specProfile(options.spec ?? DEFAULT_SPEC);
-  const { merged, replaced, priorSeeds } = mergeOverlay(published.artifacts, drafts?.artifacts ?? []);
+  const { overlay, replaced, priorSeeds } = overlayOf(published.artifacts, drafts?.artifacts ?? []);
   const issues: BuildIssue[] = [];
   for (const p of [...published.problems.filter((p) => !replaced.has(artifactKey(p.type, p.name))), ...(drafts?.problems ?? [])]) {
     issues.push(makeIssue({ code: p.code, artifact: { type: p.type, name: p.name }, message: p.message, fix: p.fix, path: p.path ?? '', draft: p.draft }));
@@ -186,8 +186,8 @@ export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet, options
   const prior = new GraphBuilder([]);
   for (const a of priorSeeds) prior.add(a);
   const b = new GraphBuilder(issues, prior.seedsByObject);
-  for (const a of merged.values()) b.add(a);
-  return { graph: b.finish(spec, merged), issues };
+  for (const a of overlay.artifacts) b.add(a);
+  return { graph: b.finish(spec, overlay), issues };
 }
 
 /** The overlay's artifacts: what {@link mergeOverlay} keeps, and what the drafts replaced. */
@@ -206,19 +206,52 @@ export interface MergedOverlay {
  * listViews) replaces all of its views — a view the draft drops is gone, not silently kept.
  */
 export function mergeOverlay(published: readonly RawArtifact[], drafts: readonly RawArtifact[]): MergedOverlay {
-  const merged = new Map<string, RawArtifact>();
+  const { overlay, replaced, priorSeeds } = overlayOf(published, drafts);
+  return { merged: new Map(overlay.artifacts.map((a) => [artifactKey(a.type, a.name), a])), replaced, priorSeeds };
+}
+
+/**
+ * Artifacts by type and name in first-seen order, a later one of the same type+name taking the
+ * earlier one's place (a Map keyed by {@link artifactKey}, without building a key per artifact).
+ */
+class Overlay {
+  readonly artifacts: RawArtifact[] = [];
+  private readonly at = new Map<string, Map<string, number>>();
+
+  /** Sets `a` in its type+name's place; returns the artifact it replaced, if any. */
+  set(a: RawArtifact): RawArtifact | undefined {
+    let byName = this.at.get(a.type);
+    if (!byName) this.at.set(a.type, (byName = new Map()));
+    const i = byName.get(a.name);
+    if (i === undefined) {
+      byName.set(a.name, this.artifacts.length);
+      this.artifacts.push(a);
+      return undefined;
+    }
+    const prior = this.artifacts[i];
+    this.artifacts[i] = a;
+    return prior;
+  }
+
+  get(type: string, name: string): RawArtifact | undefined {
+    const i = this.at.get(type)?.get(name);
+    return i === undefined ? undefined : this.artifacts[i];
+  }
+}
+
+/** {@link mergeOverlay}'s rule, over an {@link Overlay}. */
+function overlayOf(published: readonly RawArtifact[], drafts: readonly RawArtifact[]): { overlay: Overlay; replaced: Set<string>; priorSeeds: RawArtifact[] } {
+  const overlay = new Overlay();
   const redrafted = redraftedContainers(drafts);
-  for (const a of published) if (!(a.container && redrafted.has(a.container))) merged.set(artifactKey(a.type, a.name), a);
+  for (const a of published) if (!(a.container && redrafted.has(a.container))) overlay.set(a);
   const replaced = new Set<string>();
   const priorSeeds: RawArtifact[] = [];
   for (const a of drafts) {
-    const k = artifactKey(a.type, a.name);
-    const prior = merged.get(k);
-    if (prior) replaced.add(k);
+    const prior = overlay.set(a);
+    if (prior) replaced.add(artifactKey(a.type, a.name));
     if (prior?.type === 'seed' && !prior.refused) priorSeeds.push(prior);
-    merged.set(k, a);
   }
-  return { merged, replaced, priorSeeds };
+  return { overlay, replaced, priorSeeds };
 }
 
 class GraphBuilder {
@@ -265,8 +298,8 @@ class GraphBuilder {
     }
   }
 
-  /** The graph; `merged` (the overlay's artifacts by {@link artifactKey}) answers {@link Graph.sourceOf}. */
-  finish(spec: SpecProfile, merged: ReadonlyMap<string, RawArtifact>): Graph {
+  /** The graph; the overlay's artifacts answer {@link Graph.sourceOf}. */
+  finish(spec: SpecProfile, overlay: Overlay): Graph {
     for (const def of platformObjectsReached(this.mentionedObjects())) {
       if (this.objects.has(def.name)) continue;
       const fields = new Map<string, FieldNode>();
@@ -297,7 +330,7 @@ class GraphBuilder {
       pages: this.pages,
       permissions: this.permissions,
       sharingRules: this.sharingRules,
-      sourceOf: (type, name) => merged.get(artifactKey(type, name))?.source,
+      sourceOf: (type, name) => overlay.get(type, name)?.source,
       spec,
     };
   }
@@ -471,18 +504,13 @@ class GraphBuilder {
     const key = a.key ?? a.name.slice(a.name.indexOf('.') + 1);
     const parsed = validate(kind === 'form' ? FormViewSchema : ListViewSchema, a.body);
     if (!parsed.success) this.invalid(a, parsed.error);
-    const node: ViewNode = {
-      type: 'view',
-      name: a.name,
-      object: a.object,
-      key,
-      kind,
-      ...(parsed.success ? (kind === 'form' ? { form: a.body as FormViewDef } : { list: a.body as ListViewDef }) : {}),
-      draft: a.draft,
-      invalid: !parsed.success,
-      source: a.source,
-      docPrefix: a.docPrefix ?? '',
-    };
+    // One literal per case (no spread of a temporary): the same keys, in the same order.
+    const docPrefix = a.docPrefix ?? '';
+    const node: ViewNode = !parsed.success
+      ? { type: 'view', name: a.name, object: a.object, key, kind, draft: a.draft, invalid: true, source: a.source, docPrefix }
+      : kind === 'form'
+        ? { type: 'view', name: a.name, object: a.object, key, kind, form: a.body as FormViewDef, draft: a.draft, invalid: false, source: a.source, docPrefix }
+        : { type: 'view', name: a.name, object: a.object, key, kind, list: a.body as ListViewDef, draft: a.draft, invalid: false, source: a.source, docPrefix };
     this.views.set(a.name, node);
     if (a.object) {
       let byKey = this.viewsByObject.get(a.object);

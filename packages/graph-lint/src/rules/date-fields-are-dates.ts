@@ -81,8 +81,9 @@ export default defineRule({
           if (bound === false) continue;
           const name = typeof bound === 'string' ? bound : f.field;
           const field = resolved(graph, obj, name);
+          if (!field) continue;
           const key = `${f.path}\u0000${obj.name}\u0000${name}`;
-          if (!field || reported.has(key)) continue;
+          if (reported.has(key)) continue;
           reported.add(key);
           emit({
             code: 'field_type_mismatch',

@@ -47,6 +47,8 @@ export default defineRule({
     docs: 'No view sorts or filters by a formula field, and no dataset filters on or sums one.',
   },
   run(graph, emit) {
+    // Only a formula field is judged, and no system field is one: a graph without any has nothing to find.
+    if (!anyFormulaField(graph)) return;
     for (const v of graph.views.values()) {
       if (v.invalid || !v.list || v.object === undefined) continue;
       const obj = graph.objects.get(v.object);
@@ -121,3 +123,9 @@ export default defineRule({
     }
   },
 });
+
+/** Whether any object of the graph declares a formula field (system fields never are). */
+function anyFormulaField(graph: Graph): boolean {
+  for (const o of graph.objects.values()) for (const f of o.fields.values()) if (f.def.type === 'formula') return true;
+  return false;
+}

@@ -19,14 +19,15 @@ export default defineRule({
       if (block === undefined) continue;
       const obj = graph.objects.get(v.object);
       if (!obj || obj.invalid) continue;
-      const groupable = allFieldNames(obj).filter((n) => GROUPABLE_TYPES.has(resolveField(obj, n)?.def.type ?? ''));
-      const artifact = { type: 'view', name: v.name };
       const g = (block as Record<string, unknown>).groupByField;
       // An absent groupByField is L2's layout_without_binding (one defect, one issue); L1 judges the field named.
       if (typeof g !== 'string' || g === '') continue;
-      const path = pointer('kanban', 'groupByField');
       const field = resolveField(obj, g);
       if (field && (field.invalid || GROUPABLE_TYPES.has(field.def.type))) continue;
+      // Built only for a finding (most boards group by a groupable field).
+      const groupable = allFieldNames(obj).filter((n) => GROUPABLE_TYPES.has(resolveField(obj, n)?.def.type ?? ''));
+      const artifact = { type: 'view', name: v.name };
+      const path = pointer('kanban', 'groupByField');
       const s = suggest(g, groupable, path);
       emit({
         code: 'kanban_group_field_invalid',
