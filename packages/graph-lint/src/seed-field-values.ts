@@ -16,17 +16,18 @@ export interface SeedFieldValue {
 }
 
 /**
- * Every non-null, non-CEL value that valid seeds of existing objects set on fields `accept` picks,
- * array elements one by one. Seeds, objects or fields that failed their schema are not walked.
+ * Visits every non-null, non-CEL value that valid seeds of existing objects set on fields `accept`
+ * picks, array elements one by one, in seed, record and key order (a plain walk: no generator step per value). Seeds, objects or fields that failed their schema are not walked.
  * `fine`, when given, passes over the values it returns true for without yielding them: a rule
  * that judges a value by itself says so there, and the walk builds nothing for the values it passes
  * (a million-row seed is almost all of them).
  */
-export function* seedFieldValues(
+export function seedFieldValues(
   graph: Graph,
   accept: (field: FieldNode) => boolean,
-  fine?: (field: FieldNode, value: unknown) => boolean,
-): Generator<SeedFieldValue> {
+  fine: ((field: FieldNode, value: unknown) => boolean) | undefined,
+  visit: (value: SeedFieldValue) => void,
+): void {
   for (const seed of graph.seeds.values()) {
     if (seed.invalid) continue;
     const object = graph.objects.get(seed.object);
@@ -51,13 +52,13 @@ export function* seedFieldValues(
         if (raw === null || raw === undefined || isCel(raw)) continue;
         if (!Array.isArray(raw)) {
           if (fine?.(field, raw)) continue;
-          yield { seed, object, field, record, key, value: raw, path: () => pointer('records', record, key) };
+          visit({ seed, object, field, record, key, value: raw, path: () => pointer('records', record, key) });
           continue;
         }
         for (let j = 0; j < raw.length; j++) {
           const value: unknown = raw[j];
           if (value === null || value === undefined || isCel(value) || fine?.(field, value)) continue;
-          yield { seed, object, field, record, key, value, path: () => pointer('records', record, key, j) };
+          visit({ seed, object, field, record, key, value, path: () => pointer('records', record, key, j) });
         }
       }
     }

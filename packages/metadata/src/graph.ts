@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ArtifactSet, type ArtifactSource, artifactKey, type RawArtifact } from './artifact.ts';
 import { describeSchemaProblem } from './describe-schema-problem.ts';
 import { childPointer, pointer } from './json-pointer.ts';
-import { platformObjectsReached } from './platform-objects.ts';
+import { PLATFORM_OBJECT_BY_NAME, platformObjectsReached } from './platform-objects.ts';
 import {
   type AppDef,
   AppSchema,
@@ -177,7 +177,7 @@ const zodMessage = (error: z.ZodError): { message: string; path: Array<string | 
  */
 export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet, options: BuildGraphOptions = {}): GraphBuild {
   const spec = typeof options.spec === 'object' ? options.spec : specProfile(options.spec ?? DEFAULT_SPEC);
-  const { merged, replaced, priorSeeds } = mergeOverlay(published.artifacts, drafts?.artifacts ?? []);
+  const { overlay, replaced, priorSeeds } = overlayOf(published.artifacts, drafts?.artifacts ?? []);
   const issues: BuildIssue[] = [];
   for (const p of [...published.problems.filter((p) => !replaced.has(artifactKey(p.type, p.name))), ...(drafts?.problems ?? [])]) {
     issues.push(makeIssue({ code: p.code, artifact: { type: p.type, name: p.name }, message: p.message, fix: p.fix, path: p.path ?? '', draft: p.draft }));
@@ -186,8 +186,8 @@ export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet, options
   const prior = new GraphBuilder([]);
   for (const a of priorSeeds) prior.add(a);
   const b = new GraphBuilder(issues, prior.seedsByObject);
-  for (const a of merged.values()) b.add(a);
-  return { graph: b.finish(spec), issues };
+  for (const a of overlay.artifacts) b.add(a);
+  return { graph: b.finish(spec, overlay), issues };
 }
 
 /** The overlay's artifacts: what {@link mergeOverlay} keeps, and what the drafts replaced. */
@@ -206,19 +206,52 @@ export interface MergedOverlay {
  * listViews) replaces all of its views — a view the draft drops is gone, not silently kept.
  */
 export function mergeOverlay(published: readonly RawArtifact[], drafts: readonly RawArtifact[]): MergedOverlay {
-  const merged = new Map<string, RawArtifact>();
+  const { overlay, replaced, priorSeeds } = overlayOf(published, drafts);
+  return { merged: new Map(overlay.artifacts.map((a) => [artifactKey(a.type, a.name), a])), replaced, priorSeeds };
+}
+
+/**
+ * Artifacts by type and name in first-seen order, a later one of the same type+name taking the
+ * earlier one's place (a Map keyed by {@link artifactKey}, without building a key per artifact).
+ */
+class Overlay {
+  readonly artifacts: RawArtifact[] = [];
+  private readonly at = new Map<string, Map<string, number>>();
+
+  /** Sets `a` in its type+name's place; returns the artifact it replaced, if any. */
+  set(a: RawArtifact): RawArtifact | undefined {
+    let byName = this.at.get(a.type);
+    if (!byName) this.at.set(a.type, (byName = new Map()));
+    const i = byName.get(a.name);
+    if (i === undefined) {
+      byName.set(a.name, this.artifacts.length);
+      this.artifacts.push(a);
+      return undefined;
+    }
+    const prior = this.artifacts[i];
+    this.artifacts[i] = a;
+    return prior;
+  }
+
+  get(type: string, name: string): RawArtifact | undefined {
+    const i = this.at.get(type)?.get(name);
+    return i === undefined ? undefined : this.artifacts[i];
+  }
+}
+
+/** {@link mergeOverlay}'s rule, over an {@link Overlay}. */
+function overlayOf(published: readonly RawArtifact[], drafts: readonly RawArtifact[]): { overlay: Overlay; replaced: Set<string>; priorSeeds: RawArtifact[] } {
+  const overlay = new Overlay();
   const redrafted = redraftedContainers(drafts);
-  for (const a of published) if (!(a.container && redrafted.has(a.container))) merged.set(artifactKey(a.type, a.name), a);
+  for (const a of published) if (!(a.container && redrafted.has(a.container))) overlay.set(a);
   const replaced = new Set<string>();
   const priorSeeds: RawArtifact[] = [];
   for (const a of drafts) {
-    const k = artifactKey(a.type, a.name);
-    const prior = merged.get(k);
-    if (prior) replaced.add(k);
+    const prior = overlay.set(a);
+    if (prior) replaced.add(artifactKey(a.type, a.name));
     if (prior?.type === 'seed' && !prior.refused) priorSeeds.push(prior);
-    merged.set(k, a);
   }
-  return { merged, replaced, priorSeeds };
+  return { overlay, replaced, priorSeeds };
 }
 
 class GraphBuilder {
@@ -234,7 +267,6 @@ class GraphBuilder {
   readonly pages = new Map<string, NamedNode>();
   readonly permissions = new Map<string, NamedNode>();
   readonly sharingRules = new Map<string, NamedNode>();
-  readonly sources = new Map<string, ArtifactSource>();
 
   constructor(
     private readonly issues: BuildIssue[],
@@ -242,7 +274,6 @@ class GraphBuilder {
   ) {}
 
   add(a: RawArtifact): void {
-    this.sources.set(artifactKey(a.type, a.name), a.source);
     if (a.refused) return this.addRefused(a);
     switch (a.type) {
       case 'object':
@@ -267,7 +298,8 @@ class GraphBuilder {
     }
   }
 
-  finish(spec: SpecProfile): Graph {
+  /** The graph; the overlay's artifacts answer {@link Graph.sourceOf}. */
+  finish(spec: SpecProfile, overlay: Overlay): Graph {
     for (const def of platformObjectsReached(this.mentionedObjects())) {
       if (this.objects.has(def.name)) continue;
       const fields = new Map<string, FieldNode>();
@@ -284,7 +316,6 @@ class GraphBuilder {
         source: { pointer: '' },
       });
     }
-    const sources = this.sources;
     return {
       objects: this.objects,
       views: this.views,
@@ -299,7 +330,7 @@ class GraphBuilder {
       pages: this.pages,
       permissions: this.permissions,
       sharingRules: this.sharingRules,
-      sourceOf: (type, name) => sources.get(artifactKey(type, name)),
+      sourceOf: (type, name) => overlay.get(type, name)?.source,
       spec,
     };
   }
@@ -309,24 +340,39 @@ class GraphBuilder {
    * lookups to sys_user and sys_business_unit —, navigation, dashboard filters, `requiresObject`):
    * the platform objects among them, and what their lookups reach, join the graph.
    */
-  private *mentionedObjects(): Generator<string> {
-    if (this.objects.size > 0) yield* ['sys_user', 'sys_business_unit'];
-    for (const o of this.objects.values()) for (const f of o.fields.values()) if (!f.invalid) yield referenceOf(f.def) ?? '';
-    for (const v of this.views.values()) if (v.object) yield v.object;
-    for (const d of this.datasets.values()) if (d.object) yield d.object;
-    for (const s of this.seedsByObject.keys()) yield s;
-    for (const d of this.dashboards.values()) {
-      for (const f of d.def.globalFilters ?? []) yield* stringsAt(f, 'object', 'optionsFrom.object');
-      for (const w of d.widgets) yield* stringsAt(w.def, 'requiresObject');
-    }
-    for (const a of this.apps.values()) {
+  private mentionedObjects(): string[] {
+    // Only platform object names matter to platformObjectsReached (the rest resolve or not on their
+    // own), so only those are kept: a plain walk, no iterator or generator step per field.
+    const out: string[] = [];
+    const mention = (name: unknown) => {
+      if (typeof name === 'string' && PLATFORM_OBJECT_BY_NAME.has(name)) out.push(name);
+    };
+    if (this.objects.size > 0) out.push('sys_user', 'sys_business_unit');
+    this.objects.forEach((o) =>
+      o.fields.forEach((f) => {
+        if (!f.invalid) mention(referenceOf(f.def));
+      }),
+    );
+    this.views.forEach((v) => mention(v.object));
+    this.datasets.forEach((d) => mention(d.object));
+    this.seedsByObject.forEach((_, s) => mention(s));
+    this.dashboards.forEach((d) => {
+      for (const f of d.def.globalFilters ?? []) {
+        mention(stringAt(f, 'object'));
+        mention(stringAt(f, 'optionsFrom', 'object'));
+      }
+      for (const w of d.widgets) mention(stringAt(w.def, 'requiresObject'));
+    });
+    this.apps.forEach((a) => {
       const items: unknown[] = [...(a.def.navigation ?? []), ...(a.def.areas ?? []).flatMap((area) => area.navigation ?? [])];
       while (items.length > 0) {
         const item = items.pop() as NavItemDef;
-        yield* stringsAt(item, 'objectName', 'requiresObject');
+        mention(stringAt(item, 'objectName'));
+        mention(stringAt(item, 'requiresObject'));
         if (Array.isArray(item.children)) items.push(...item.children);
       }
-    }
+    });
+    return out;
   }
 
   /** A body refused at load: register the name as an invalid node so references to it still resolve. */
@@ -458,18 +504,13 @@ class GraphBuilder {
     const key = a.key ?? a.name.slice(a.name.indexOf('.') + 1);
     const parsed = validate(kind === 'form' ? FormViewSchema : ListViewSchema, a.body);
     if (!parsed.success) this.invalid(a, parsed.error);
-    const node: ViewNode = {
-      type: 'view',
-      name: a.name,
-      object: a.object,
-      key,
-      kind,
-      ...(parsed.success ? (kind === 'form' ? { form: a.body as FormViewDef } : { list: a.body as ListViewDef }) : {}),
-      draft: a.draft,
-      invalid: !parsed.success,
-      source: a.source,
-      docPrefix: a.docPrefix ?? '',
-    };
+    // One literal per case (no spread of a temporary): the same keys, in the same order.
+    const docPrefix = a.docPrefix ?? '';
+    const node: ViewNode = !parsed.success
+      ? { type: 'view', name: a.name, object: a.object, key, kind, draft: a.draft, invalid: true, source: a.source, docPrefix }
+      : kind === 'form'
+        ? { type: 'view', name: a.name, object: a.object, key, kind, form: a.body as FormViewDef, draft: a.draft, invalid: false, source: a.source, docPrefix }
+        : { type: 'view', name: a.name, object: a.object, key, kind, list: a.body as ListViewDef, draft: a.draft, invalid: false, source: a.source, docPrefix };
     this.views.set(a.name, node);
     if (a.object) {
       let byKey = this.viewsByObject.get(a.object);
@@ -649,13 +690,11 @@ class GraphBuilder {
   }
 }
 
-/** The string values at dotted `paths` of a value (anything else is skipped). */
-function* stringsAt(value: unknown, ...paths: string[]): Generator<string> {
-  for (const path of paths) {
-    let v: unknown = value;
-    for (const key of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
-    if (typeof v === 'string') yield v;
-  }
+/** The string value at a path of keys into a value, or undefined (anything else is skipped). */
+function stringAt(value: unknown, key: string, inner?: string): string | undefined {
+  let v = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  if (inner !== undefined) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[inner] : undefined;
+  return typeof v === 'string' ? v : undefined;
 }
 
 function cap(s: string): string {

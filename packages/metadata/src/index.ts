@@ -85,4 +85,6 @@ export {
   normalizeSort,
   VIEW_FILTER_OPERATOR_NAMES,
   type ViewFilterOperator,
+  visitFormViewFields,
+  visitListViewFields,
 } from './view-fields.ts';

@@ -56,7 +56,9 @@ export function viewRefusals(view: ViewNode, spec: SpecProfile): SpecRefusal[] {
     out.push({ ...base, kind: 'not-in-enum', value: type, allowed, what: `${view.kind} view type`, path: '/type', rule: `${schema}.type` });
   out.push(...retiredKeys(body, spec, view.kind === 'form' ? 'formView' : 'listView', schema, (k) => pointer(k), base));
   if (view.kind === 'list')
-    for (const [block, keys] of Object.entries(spec.requiredBlockKeys)) {
+    for (const block in spec.requiredBlockKeys) {
+      if (!Object.hasOwn(spec.requiredBlockKeys, block)) continue;
+      const keys = spec.requiredBlockKeys[block]!;
       const b = body[block];
       if (!isRecord(b)) continue;
       const schemaOf = `${block[0]!.toUpperCase()}${block.slice(1)}ConfigSchema`;

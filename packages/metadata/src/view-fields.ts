@@ -62,6 +62,62 @@ export const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   tree: ['parentField', 'labelField'],
 };
 
+/**
+ * Visits the field of every mention {@link listViewFieldMentions} gives, in its order, with its slot
+ * — no mention or pointer is built. Stops, returning false, when `visit` returns false: a rule learns
+ * that every field a view names resolves without building one mention (most views have no finding).
+ */
+export function visitListViewFields(view: ListViewDef, visit: (field: string, slot: string) => boolean): boolean {
+  const columns = view.columns;
+  if (columns)
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i]!;
+      if (!visit(typeof c === 'string' ? c : c.field, 'column')) return false;
+    }
+  const f = view.filter;
+  if (Array.isArray(f)) {
+    for (let i = 0; i < f.length; i++) if (!visit(f[i]!.field, 'filter')) return false;
+  } else if (f !== undefined) {
+    for (const k of Object.keys(f)) if (!k.startsWith('$') && !visit(k, 'filter')) return false;
+  }
+  const sort = view.sort;
+  if (typeof sort === 'string') {
+    for (const s of normalizeSort(sort)) if (!visit(s.field, 'sort')) return false;
+  } else if (sort !== undefined)
+    for (let i = 0; i < sort.length; i++) {
+      const e = sort[i]!;
+      if (!visit(typeof e === 'string' ? (e.trim().split(/\s+/)[0] ?? '') : e.field, 'sort')) return false;
+    }
+  const searchable = view.searchableFields;
+  if (searchable) for (let i = 0; i < searchable.length; i++) if (!visit(searchable[i]!, 'searchable field')) return false;
+  const grouping = view.grouping?.fields;
+  if (grouping)
+    for (let i = 0; i < grouping.length; i++) {
+      const g = grouping[i]!;
+      if (!visit(typeof g === 'string' ? g : g.field, 'grouping')) return false;
+    }
+  for (const block in BLOCK_FIELDS) {
+    const b = (view as Record<string, unknown>)[block];
+    if (typeof b !== 'object' || b === null) continue;
+    const rec = b as Record<string, unknown>;
+    for (const k of BLOCK_FIELDS[block]!) {
+      const v = rec[k];
+      if (typeof v === 'string' && v !== '' && !visit(v, `${block}.${k}`)) return false;
+    }
+    for (const listKey of BLOCK_LIST_KEYS) {
+      const arr = rec[listKey];
+      if (Array.isArray(arr))
+        for (let i = 0; i < arr.length; i++) {
+          const v = arr[i];
+          if (typeof v === 'string' && !visit(v, `${block}.${listKey}`)) return false;
+        }
+    }
+  }
+  return true;
+}
+
+const BLOCK_LIST_KEYS = ['columns', 'fields', 'visibleFields'] as const;
+
 /** Every field a list view names: columns, filter, sort, searchable, grouping and per-type blocks. */
 export function listViewFieldMentions(view: ListViewDef): FieldMention[] {
   const out: FieldMention[] = [...listColumns(view), ...listFilterFields(view)];
@@ -80,13 +136,26 @@ export function listViewFieldMentions(view: ListViewDef): FieldMention[] {
     const rec = b as Record<string, unknown>;
     for (const k of keys)
       if (typeof rec[k] === 'string' && rec[k] !== '') out.push({ field: rec[k] as string, path: pointer(block, k), slot: `${block}.${k}` });
-    for (const listKey of ['columns', 'fields', 'visibleFields']) {
+    for (const listKey of BLOCK_LIST_KEYS) {
       const arr = rec[listKey];
       if (Array.isArray(arr))
         arr.forEach((f, i) => typeof f === 'string' && out.push({ field: f, path: pointer(block, listKey, i), slot: `${block}.${listKey}` }));
     }
   }
   return out;
+}
+
+/** Visits the field of every mention {@link formViewFieldMentions} gives, in its order; stops (false) when `visit` does. */
+export function visitFormViewFields(view: FormViewDef, visit: (field: string) => boolean): boolean {
+  const sections = view.sections ?? view.groups ?? [];
+  for (let si = 0; si < sections.length; si++) {
+    const fields = sections[si]!.fields ?? [];
+    for (let fi = 0; fi < fields.length; fi++) {
+      const f = fields[fi]!;
+      if (!visit(typeof f === 'string' ? f : f.field)) return false;
+    }
+  }
+  return true;
 }
 
 /** Every field a form view's sections (or `groups`) name. */

@@ -26,12 +26,12 @@ export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegis
   const issues: BuildIssue[] = [];
   const body = viewBody(view);
   const family = registry.views[view.kind];
-  const types = Object.keys(family.types);
   const { type, entry, fallback } = viewTypeOf(view, registry);
   const artifact = { type: 'view', name: view.name };
   const base = { artifact, draft: view.draft };
 
   if (!entry || fallback) {
+    const types = Object.keys(family.types);
     const shown = typeof type === 'string' ? `"${type}"` : (JSON.stringify(type) ?? String(type));
     const winner = typeof type === 'string' ? clearWinner(type, types) : undefined;
     const winnerEntry = winner ? family.types[winner] : undefined;

@@ -30,9 +30,9 @@ export function checkWidget(
     draft: dashboard.draft,
   };
   const who = `Widget "${widget.id}" of dashboard "${dashboard.name}"`;
-  const chartTypes = Object.keys(registry.widgets.types);
 
   if (!entry || fallback) {
+    const chartTypes = Object.keys(registry.widgets.types);
     const winner = clearWinner(type, chartTypes);
     issues.push(
       makeIssue({

@@ -12,7 +12,7 @@ export default defineRule({
     codes: ['chart_field_unknown'],
     docs: "chartConfig axes and series name the widget's selected dimensions and measures.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const w of d.widgets) {
@@ -52,19 +52,19 @@ export default defineRule({
           };
         };
         const x = cc.xAxis?.field;
-        if (x !== undefined && !dims.includes(x)) yield finding(x, pointer('widgets', w.index, 'chartConfig', 'xAxis', 'field'), 'x axis', dims, 'dimension');
+        if (x !== undefined && !dims.includes(x)) emit(finding(x, pointer('widgets', w.index, 'chartConfig', 'xAxis', 'field'), 'x axis', dims, 'dimension'));
         const ys = cc.yAxis === undefined ? [] : Array.isArray(cc.yAxis) ? cc.yAxis : [cc.yAxis];
         for (const [i, y] of ys.entries()) {
           if (y.field === undefined || vals.includes(y.field)) continue;
           const path = Array.isArray(cc.yAxis)
             ? pointer('widgets', w.index, 'chartConfig', 'yAxis', i, 'field')
             : pointer('widgets', w.index, 'chartConfig', 'yAxis', 'field');
-          yield finding(y.field, path, 'y axis', vals, 'measure');
+          emit(finding(y.field, path, 'y axis', vals, 'measure'));
         }
         for (const [i, s] of (cc.series ?? []).entries()) {
           const name = s.field ?? s.name;
           if (name === undefined || vals.includes(name)) continue;
-          yield finding(name, pointer('widgets', w.index, 'chartConfig', 'series', i, s.field !== undefined ? 'field' : 'name'), 'series', vals, 'measure');
+          emit(finding(name, pointer('widgets', w.index, 'chartConfig', 'series', i, s.field !== undefined ? 'field' : 'name'), 'series', vals, 'measure'));
         }
       }
     }

@@ -19,7 +19,7 @@ export default defineRule({
     codes: ['invalid_artifact'],
     docs: "A dashboard's dateRange.defaultRange and date global filter defaults are values the format resolves.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       const artifact = { type: 'dashboard', name: d.name };
@@ -27,14 +27,14 @@ export default defineRule({
       if (range !== undefined && !(typeof range === 'string' && DEFAULT_RANGES.includes(range))) {
         const path = pointer('dateRange', 'defaultRange');
         const s = typeof range === 'string' ? suggest(range, DEFAULT_RANGES, path) : {};
-        yield {
+        emit({
           code: 'invalid_artifact',
           artifact,
           message: `Dashboard ${q(d.name)} opens its date range on ${q(range)}, which is not a date-range preset (${listing(DEFAULT_RANGES)}); ObjectStack refuses the dashboard.`,
           fix: `Set dateRange.defaultRange to one of: ${DEFAULT_RANGES.join(', ')}.`,
           path,
           ...s,
-        };
+        });
       }
       for (const [i, g] of (d.def.globalFilters ?? []).entries()) {
         const f = g as Record<string, unknown>;
@@ -43,14 +43,14 @@ export default defineRule({
         if (typeof v === 'string' && (isDateRangePreset(v) || MACRO.test(v) || ISO_DATE.test(v))) continue;
         const path = pointer('globalFilters', i, 'defaultValue');
         const s = typeof v === 'string' ? suggest(v, DATE_RANGE_PRESETS, path) : {};
-        yield {
+        emit({
           code: 'invalid_artifact',
           artifact,
           message: `Date filter ${q(g.name ?? g.field)} of dashboard ${q(d.name)} defaults to ${q(v)}, which a date filter cannot resolve: it would compare ${q(g.field)} with that text, every widget would read 0 and the filter bar would say "All time". ObjectStack refuses it (#4614).`,
           fix: `Use a preset (${DATE_RANGE_PRESETS.join(', ')}), an ISO date such as "2026-01-15", or a date macro such as {30_days_ago}.`,
           path,
           ...s,
-        };
+        });
       }
     }
   },

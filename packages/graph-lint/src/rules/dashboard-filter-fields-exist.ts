@@ -13,7 +13,7 @@ export default defineRule({
     codes: ['dashboard_filter_field_unknown'],
     docs: "Broadcast dashboard filter fields exist on each receiving widget's dataset object.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       const filters: Array<{
@@ -64,7 +64,7 @@ export default defineRule({
           const objects = [...new Set(list.map((m) => m.obj.name))];
           const candidates = objects.length === 1 ? allFieldNames(list[0]!.obj) : [];
           const s = suggest(f.field!, candidates, objects.length === 1 ? f.path : undefined);
-          yield {
+          emit({
             code: 'dashboard_filter_field_unknown',
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'dashboard', name: d.name, member: f.binding },
@@ -72,14 +72,14 @@ export default defineRule({
             fix: `Point the ${f.label} at a field the widgets' objects have${s.suggestions?.length ? ` (e.g. ${q(s.suggestions[0])})` : ''}, or remove it.`,
             path: f.path,
             ...s,
-          };
+          });
           continue;
         }
         for (const { w, ds, obj, field, rebound } of list) {
           const path = rebound ? pointer('widgets', w.index, 'filterBindings', f.binding) : f.path;
           const candidates = allFieldNames(obj);
           const s = suggest(field, candidates, rebound ? path : undefined);
-          yield {
+          emit({
             code: 'dashboard_filter_field_unknown',
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'dashboard', name: d.name, member: w.id },
@@ -87,7 +87,7 @@ export default defineRule({
             fix: `Set filterBindings.${f.binding} on widget ${q(w.id)} to a field of ${q(obj.name)} that means the same thing${s.suggestions?.length ? ` (e.g. ${q(s.suggestions[0])})` : ''}, or to false to opt the widget out.`,
             path,
             ...s,
-          };
+          });
         }
       }
     }

@@ -9,7 +9,7 @@ export default defineRule({
     codes: ['dangling_object'],
     docs: 'Dashboard global filters name existing objects (object, optionsFrom.object).',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const [i, g] of (d.def.globalFilters ?? []).entries()) {
@@ -23,7 +23,7 @@ export default defineRule({
           if (typeof name !== 'string' || graph.objects.has(name)) continue;
           const { clause, candidates } = objectChoices(graph, name);
           const s = suggest(name, candidates, path);
-          yield {
+          emit({
             code: 'dangling_object',
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'object', name },
@@ -31,7 +31,7 @@ export default defineRule({
             fix: s.suggestions?.length ? `Use ${q(s.suggestions[0])}.` : `Name an existing object (users are "sys_user").`,
             path,
             ...s,
-          };
+          });
         }
       }
     }

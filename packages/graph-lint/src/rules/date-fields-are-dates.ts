@@ -32,7 +32,7 @@ export default defineRule({
     codes: ['field_type_mismatch'],
     docs: 'Calendar/timeline/gantt date keys and dashboard date filters name date or datetime fields.',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       if (v.invalid || !v.list || v.object === undefined) continue;
       const obj = graph.objects.get(v.object);
@@ -46,14 +46,14 @@ export default defineRule({
           if (typeof name !== 'string') continue;
           const field = resolved(graph, obj, name);
           if (!field) continue;
-          yield {
+          emit({
             code: 'field_type_mismatch',
             artifact: { type: 'view', name: v.name },
             ref: { type: 'object', name: obj.name, member: name },
             message: `View ${q(v.name)} puts its ${block} on ${block}.${key} ${q(name)}, a ${field.def.type} field of ${q(obj.name)}: the ${block} positions records by date, so nothing lands on it.`,
             fix: `Set ${block}.${key} to a date or datetime field of ${q(obj.name)}.`,
             path: pointer(block, key),
-          } satisfies Finding;
+          } satisfies Finding);
         }
       }
     }
@@ -81,17 +81,18 @@ export default defineRule({
           if (bound === false) continue;
           const name = typeof bound === 'string' ? bound : f.field;
           const field = resolved(graph, obj, name);
+          if (!field) continue;
           const key = `${f.path}\u0000${obj.name}\u0000${name}`;
-          if (!field || reported.has(key)) continue;
+          if (reported.has(key)) continue;
           reported.add(key);
-          yield {
+          emit({
             code: 'field_type_mismatch',
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'object', name: obj.name, member: name },
             message: `The ${f.label} of dashboard ${q(d.name)} filters widget ${q(w.id)} on ${q(name)}, a ${field.def.type} field of ${q(obj.name)}: a date range compares it with date bounds, which a ${field.def.type} never meets.`,
             fix: `Point the ${f.label} at a date or datetime field, or rebind widget ${q(w.id)} with filterBindings.`,
             path: f.path,
-          };
+          });
         }
       }
     }

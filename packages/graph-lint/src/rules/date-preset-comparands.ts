@@ -65,7 +65,7 @@ export default defineRule({
     codes: ['invalid_artifact'],
     docs: 'No filter orders by a bare date-range preset name; bounds are dates or date macros.',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       if (v.invalid || !v.list) continue;
       const artifact = { type: 'view', name: v.name };
@@ -77,17 +77,18 @@ export default defineRule({
             ? row.value.map((x, j) => [x, pointer('filter', i, 'value', j)] as const)
             : [[row.value, pointer('filter', i, 'value')] as const];
           for (const [value, path] of values)
-            if (isDateRangePreset(value)) yield finding(artifact, () => `View ${q(v.name)}`, value, String(row.operator), path);
+            if (isDateRangePreset(value)) emit(finding(artifact, () => `View ${q(v.name)}`, value, String(row.operator), path));
         }
-      } else if (isRecord(filter)) yield* presetsIn(filter, ['filter'], artifact, () => `View ${q(v.name)}`);
+      } else if (isRecord(filter)) for (const found of presetsIn(filter, ['filter'], artifact, () => `View ${q(v.name)}`)) emit(found);
     }
     for (const ds of graph.datasets.values()) {
       if (ds.invalid) continue;
       const artifact = { type: 'dataset', name: ds.name };
       // A filter that is no record has no leaves: skip it before building its path and subject.
-      if (isRecord(ds.def.filter)) yield* presetsIn(ds.def.filter, ['filter'], artifact, () => `The filter of dataset ${q(ds.name)}`);
+      if (isRecord(ds.def.filter)) for (const found of presetsIn(ds.def.filter, ['filter'], artifact, () => `The filter of dataset ${q(ds.name)}`)) emit(found);
       for (const [i, m] of ds.def.measures.entries())
-        if (isRecord(m.filter)) yield* presetsIn(m.filter, ['measures', i, 'filter'], artifact, () => `Measure ${q(m.name)} of dataset ${q(ds.name)}`);
+        if (isRecord(m.filter))
+          for (const found of presetsIn(m.filter, ['measures', i, 'filter'], artifact, () => `Measure ${q(m.name)} of dataset ${q(ds.name)}`)) emit(found);
     }
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
@@ -99,7 +100,7 @@ export default defineRule({
             { type: 'dashboard', name: d.name },
             () => `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
           ))
-            yield { ...f, ref: { type: 'dashboard', name: d.name, member: w.id } };
+            emit({ ...f, ref: { type: 'dashboard', name: d.name, member: w.id } });
     }
   },
 });

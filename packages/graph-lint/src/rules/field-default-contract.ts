@@ -24,21 +24,21 @@ export default defineRule({
     codes: ['invalid_artifact'],
     docs: 'A date/datetime/time default is a stored value of its type, NOW(), or a CEL expression, as the spec requires.',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const obj of graph.objects.values()) {
       if (obj.invalid || obj.platform) continue;
       for (const f of obj.fields.values()) {
         const stored = f.invalid ? undefined : STORED[f.def.type];
         const dv = f.def.defaultValue;
         if (!stored || typeof dv !== 'string' || dv === 'NOW()' || stored.test(dv)) continue;
-        yield {
+        emit({
           code: 'invalid_artifact',
           artifact: { type: 'object', name: obj.name },
           ref: { type: 'object', name: obj.name, member: f.name },
           message: `Field ${q(f.name)} of object ${q(obj.name)} is a ${f.def.type} whose defaultValue ${q(dv)} is not ${stored.form}; ObjectStack's spec refuses the field (the engine would store the text verbatim).`,
           fix: `Set defaultValue of field ${q(f.name)} to ${stored.form} (e.g. "${stored.example}"), to "NOW()" for the current ${f.def.type === 'time' ? 'time' : 'moment'}, or to an expression: {"dialect": "cel", "source": "today()"}.`,
           path: pointer('fields', f.name, 'defaultValue'),
-        };
+        });
       }
     }
   },

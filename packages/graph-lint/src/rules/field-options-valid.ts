@@ -17,7 +17,7 @@ export default defineRule({
     codes: ['duplicate_option_value', 'invalid_artifact'],
     docs: "A choice field's option values are distinct and its defaultValue is among them.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const obj of graph.objects.values()) {
       if (obj.invalid || obj.platform) continue;
       for (const f of obj.fields.values()) {
@@ -33,7 +33,7 @@ export default defineRule({
             first.set(v, i);
             continue;
           }
-          yield {
+          emit({
             code: 'duplicate_option_value',
             artifact,
             ref,
@@ -42,7 +42,7 @@ export default defineRule({
             path: pointer('fields', f.name, 'options', i),
             patch: [{ op: 'remove', path: pointer('fields', f.name, 'options', i) }],
             fixSafety: 'unsafe',
-          };
+          });
         }
         const dv = f.def.defaultValue;
         if (dv === undefined || dv === null || isCel(dv)) continue;
@@ -50,14 +50,14 @@ export default defineRule({
         const given = multi && Array.isArray(dv) ? dv : [dv];
         const outside = given.filter((v) => !first.has(typeof v === 'object' ? (JSON.stringify(v) ?? '') : String(v)));
         if (outside.length === 0 && (multi || !Array.isArray(dv))) continue;
-        yield {
+        emit({
           code: 'invalid_artifact',
           artifact,
           ref,
           message: `Field ${q(f.name)} of object ${q(obj.name)} defaults to ${outside.length ? outside.map((v) => q(v)).join(', ') : q(dv)}, which is not among its option values (${listing(first.keys())}); ObjectStack refuses the field (#7127), and a new record would store a value the field rejects.`,
           fix: `Set defaultValue of field ${q(f.name)} to one of: ${listing(first.keys())}, or mark the default option with "default": true.`,
           path: pointer('fields', f.name, 'defaultValue'),
-        };
+        });
       }
     }
   },

@@ -44,7 +44,7 @@ export default defineRule({
     codes: ['formula_parse_error', 'unknown_field', 'field_type_mismatch'],
     docs: 'Formula fields, field conditions and validation rules parse, read fields that exist, and do arithmetic on numbers.',
   },
-  *check(graph) {
+  run(graph, emit) {
     const kindOf = formulaKinds(graph);
     for (const object of graph.objects.values()) {
       if (object.invalid || object.platform) continue;
@@ -57,17 +57,17 @@ export default defineRule({
           if (at) {
             const subject = `Formula field ${q(field.name)} of object ${q(object.name)}`;
             const r = checkExpression(graph, at, { artifact, subject, object, self: field.name }, kindOf);
-            yield* r.findings;
+            for (const found of r.findings) emit(found);
             const declared = declaredResultKind(field.def);
             if (declared !== undefined && r.kind !== 'unknown' && r.kind !== declared) {
-              yield {
+              emit({
                 code: 'field_type_mismatch',
                 artifact,
                 ref: { type: 'object', name: object.name, member: field.name },
                 message: `${subject} declares a ${declared} result, but its expression yields ${r.kind === 'bool' ? 'a yes/no value' : r.kind}: every view, filter and chart that reads it as ${declared} gets the wrong kind of value.`,
                 fix: `Make the expression yield ${declared}, or declare the result type it yields.`,
                 path: at.path,
-              } satisfies Finding;
+              } satisfies Finding);
             }
           }
         }
@@ -76,13 +76,13 @@ export default defineRule({
         if (typeof dflt === 'object' && dflt !== null && (dflt as { dialect?: unknown }).dialect === 'cel') {
           const at = expressionAt(dflt, fieldPointer(field.name, 'defaultValue'));
           const subject = `The default value of field ${q(field.name)} of object ${q(object.name)}`;
-          if (at) yield* checkExpression(graph, at, { artifact, subject, object }, kindOf).findings;
+          if (at) for (const found of checkExpression(graph, at, { artifact, subject, object }, kindOf).findings) emit(found);
         }
         for (const key of FIELD_CONDITIONS) {
           const at = def[key] === undefined ? undefined : expressionAt(def[key], fieldPointer(field.name, key));
           if (!at) continue;
           const subject = `The ${key} condition of field ${q(field.name)} of object ${q(object.name)}`;
-          yield* checkExpression(graph, at, { artifact, subject, object }, kindOf).findings;
+          for (const found of checkExpression(graph, at, { artifact, subject, object }, kindOf).findings) emit(found);
         }
       }
       const validations = (object.def as Record<string, unknown>).validations;
@@ -94,11 +94,11 @@ export default defineRule({
         const subject = `Validation rule ${q(name)} of object ${q(object.name)}`;
         if (v.condition !== undefined) {
           const at = expressionAt(v.condition, pointer('validations', i, 'condition'));
-          if (at) yield* checkExpression(graph, at, { artifact, subject, object }, kindOf).findings;
+          if (at) for (const found of checkExpression(graph, at, { artifact, subject, object }, kindOf).findings) emit(found);
         }
         if (typeof v.field === 'string') {
           const f = checkField(graph, object, v.field, { artifact, subject: () => subject, slot: 'field', path: pointer('validations', i, 'field') });
-          if (f) yield f;
+          if (f) emit(f);
         }
       }
     }

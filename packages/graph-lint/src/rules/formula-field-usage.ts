@@ -46,7 +46,9 @@ export default defineRule({
     codes: ['field_type_mismatch'],
     docs: 'No view sorts or filters by a formula field, and no dataset filters on or sums one.',
   },
-  *check(graph) {
+  run(graph, emit) {
+    // Only a formula field is judged, and no system field is one: a graph without any has nothing to find.
+    if (!anyFormulaField(graph)) return;
     for (const v of graph.views.values()) {
       if (v.invalid || !v.list || v.object === undefined) continue;
       const obj = graph.objects.get(v.object);
@@ -55,19 +57,19 @@ export default defineRule({
       const subject = () => `View ${q(v.name)}`;
       for (const s of normalizeSort(v.list.sort)) {
         const f = formula(graph, obj, s.field, 'sort', artifact, subject, () => s.path);
-        if (f) yield f;
+        if (f) emit(f);
       }
       const filter = v.list.filter;
       // The pointer of a row is built only for a finding.
       if (Array.isArray(filter))
         for (let i = 0; i < filter.length; i++) {
           const f = formula(graph, obj, filter[i]!.field, 'filter', artifact, subject, () => pointer('filter', i, 'field'));
-          if (f) yield f;
+          if (f) emit(f);
         }
       else
         for (const l of filterLeaves(filter, ['filter'])) {
           const f = formula(graph, obj, l.field, 'filter', artifact, subject, () => pointer(...l.at));
-          if (f) yield f;
+          if (f) emit(f);
         }
     }
     for (const ds of graph.datasets.values()) {
@@ -85,17 +87,17 @@ export default defineRule({
           () => `Dataset ${q(ds.name)}`,
           () => pointer(...l.at),
         );
-        if (f) yield f;
+        if (f) emit(f);
       }
       for (const [i, m] of ds.def.measures.entries()) {
         const subject = () => `Measure ${q(m.name)} of dataset ${q(ds.name)}`;
         for (const l of filterLeaves(m.filter, ['measures', i, 'filter'])) {
           const f = formula(graph, obj, l.field, 'filter', artifact, subject, () => pointer(...l.at));
-          if (f) yield f;
+          if (f) emit(f);
         }
         if (m.field !== undefined && (m.aggregate === 'sum' || m.aggregate === 'avg')) {
           const f = formula(graph, obj, m.field, 'aggregate', artifact, subject, () => pointer('measures', i, 'field'));
-          if (f) yield f;
+          if (f) emit(f);
         }
       }
     }
@@ -115,9 +117,15 @@ export default defineRule({
             () => `Widget ${q(w.id)} of dashboard ${q(d.name)}`,
             () => pointer(...l.at),
           );
-          if (f) yield { ...f, ref: { type: 'dashboard', name: d.name, member: w.id } };
+          if (f) emit({ ...f, ref: { type: 'dashboard', name: d.name, member: w.id } });
         }
       }
     }
   },
 });
+
+/** Whether any object of the graph declares a formula field (system fields never are). */
+function anyFormulaField(graph: Graph): boolean {
+  for (const o of graph.objects.values()) for (const f of o.fields.values()) if (f.def.type === 'formula') return true;
+  return false;
+}

@@ -12,23 +12,24 @@ export default defineRule({
     codes: ['kanban_group_field_invalid'],
     docs: 'A kanban groupByField names a select-like, boolean or relation field of the object.',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       if (v.invalid || !v.list || v.object === undefined) continue;
       const block = v.list.kanban;
       if (block === undefined) continue;
       const obj = graph.objects.get(v.object);
       if (!obj || obj.invalid) continue;
-      const groupable = allFieldNames(obj).filter((n) => GROUPABLE_TYPES.has(resolveField(obj, n)?.def.type ?? ''));
-      const artifact = { type: 'view', name: v.name };
       const g = (block as Record<string, unknown>).groupByField;
       // An absent groupByField is L2's layout_without_binding (one defect, one issue); L1 judges the field named.
       if (typeof g !== 'string' || g === '') continue;
-      const path = pointer('kanban', 'groupByField');
       const field = resolveField(obj, g);
       if (field && (field.invalid || GROUPABLE_TYPES.has(field.def.type))) continue;
+      // Built only for a finding (most boards group by a groupable field).
+      const groupable = allFieldNames(obj).filter((n) => GROUPABLE_TYPES.has(resolveField(obj, n)?.def.type ?? ''));
+      const artifact = { type: 'view', name: v.name };
+      const path = pointer('kanban', 'groupByField');
       const s = suggest(g, groupable, path);
-      yield {
+      emit({
         code: 'kanban_group_field_invalid',
         artifact,
         ref: { type: 'object', name: obj.name, member: g },
@@ -38,7 +39,7 @@ export default defineRule({
         fix: `Set kanban.groupByField to one of: ${listing(groupable)}.`,
         path,
         ...s,
-      };
+      });
     }
   },
 });

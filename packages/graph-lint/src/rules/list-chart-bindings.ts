@@ -9,7 +9,7 @@ export default defineRule({
     codes: ['dangling_dataset', 'unknown_measure', 'unknown_dimension'],
     docs: "A list view's chart block names an existing dataset and its measures/dimensions.",
   },
-  *check(graph) {
+  run(graph, emit) {
     const datasets = [...graph.datasets.keys()];
     for (const v of graph.views.values()) {
       const chart = v.list?.chart as Record<string, unknown> | undefined;
@@ -17,31 +17,31 @@ export default defineRule({
       const artifact = { type: 'view', name: v.name };
       if (!chart) {
         if (v.list.type === 'chart')
-          yield {
+          emit({
             code: 'dangling_dataset',
             artifact,
             message: `View ${q(v.name)} is a chart with no chart block, so it plots no dataset (datasets: ${listing(datasets)}).`,
             fix: 'Add chart: {"chartType": "bar", "dataset": "<dataset>", "dimensions": [...], "values": [...]}.',
             path: '',
-          };
+          });
         continue;
       }
       const name = chart.dataset;
       if (typeof name !== 'string' || name === '') {
-        yield {
+        emit({
           code: 'dangling_dataset',
           artifact,
           message: `The chart block of view ${q(v.name)} names no dataset, so the chart is empty (datasets: ${listing(datasets)}).`,
           fix: 'Set chart.dataset to the dataset the chart plots.',
           path: pointer('chart'),
-        };
+        });
         continue;
       }
       const ds = graph.datasets.get(name);
       if (!ds) {
         const path = pointer('chart', 'dataset');
         const s = suggest(name, datasets, path);
-        yield {
+        emit({
           code: 'dangling_dataset',
           artifact,
           ref: { type: 'dataset', name },
@@ -49,7 +49,7 @@ export default defineRule({
           fix: `Create dataset ${q(name)} or bind the chart to an existing one.`,
           path,
           ...s,
-        };
+        });
         continue;
       }
       if (ds.invalid) continue;
@@ -63,7 +63,7 @@ export default defineRule({
           if (typeof m !== 'string' || map.has(m)) continue;
           const path = pointer('chart', key, i);
           const s = suggest(m, map.keys(), path);
-          yield {
+          emit({
             code,
             artifact,
             ref: { type: 'dataset', name: ds.name, member: m },
@@ -71,7 +71,7 @@ export default defineRule({
             fix: `Use one of the dataset's ${kind}s, or add ${kind} ${q(m)} to dataset ${q(ds.name)}.`,
             path,
             ...s,
-          };
+          });
         }
       }
     }

@@ -16,7 +16,7 @@ export default defineRule({
     codes: ['invalid_artifact'],
     docs: "A list view's chart block has a list chart type (bar, line, pie, area, scatter) and at least one value.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       if (v.invalid || !v.list) continue;
       const chart = v.list.chart as Record<string, unknown> | undefined;
@@ -26,7 +26,7 @@ export default defineRule({
       if (type !== undefined && !(LIST_CHART_TYPES as readonly unknown[]).includes(type)) {
         const path = pointer('chart', 'chartType');
         const s = typeof type === 'string' ? suggest(type, LIST_CHART_TYPES, path) : {};
-        yield {
+        emit({
           code: 'invalid_artifact',
           artifact,
           message: `The chart of view ${q(v.name)} has chartType ${q(type)}, which a list chart does not draw (list chart types: ${listing(LIST_CHART_TYPES)}); ObjectStack refuses the view. Dashboards draw more chart types than list views do.`,
@@ -34,17 +34,17 @@ export default defineRule({
           path,
           ...s,
           ...(s.patch ? {} : { patch: [{ op: 'replace' as const, path, value: 'bar' }], fixSafety: 'unsafe' as const }),
-        };
+        });
       }
       const values = chart.values;
       if (!Array.isArray(values) || values.length === 0) {
-        yield {
+        emit({
           code: 'invalid_artifact',
           artifact,
           message: `The chart of view ${q(v.name)} names no values, so it plots no measure; ObjectStack requires at least one (ListChartConfigSchema values: min 1).`,
           fix: 'Set chart.values to the measures of its dataset the chart plots.',
           path: pointer('chart', 'values'),
-        };
+        });
       }
     }
   },

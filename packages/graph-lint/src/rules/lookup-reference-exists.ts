@@ -7,7 +7,7 @@ const REFERENCING = new Set(['lookup', 'master_detail', 'tree', 'user']);
 /** A lookup/master_detail (or tree/user) field whose `reference` names no object (#3583: `user` vs `sys_user`). */
 export default defineRule({
   meta: { name: 'lookup-reference-exists', codes: ['dangling_reference'], docs: 'Every relation field references an existing object.' },
-  *check(graph) {
+  run(graph, emit) {
     for (const obj of graph.objects.values()) {
       if (obj.invalid || obj.platform) continue;
       for (const f of obj.fields.values()) {
@@ -16,7 +16,7 @@ export default defineRule({
         const path = pointer('fields', f.name, 'reference');
         const { clause, candidates } = objectChoices(graph, f.def.reference);
         const s = suggest(f.def.reference, candidates, path);
-        yield {
+        emit({
           code: 'dangling_reference',
           artifact: { type: 'object', name: obj.name },
           ref: { type: 'object', name: f.def.reference, member: f.name },
@@ -26,7 +26,7 @@ export default defineRule({
             : `Create object ${q(f.def.reference)}, or reference an existing object (users are "sys_user").`,
           path,
           ...s,
-        };
+        });
       }
     }
   },

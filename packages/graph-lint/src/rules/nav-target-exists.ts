@@ -19,7 +19,7 @@ function namesOf(graph: Graph, kind: TargetKind): string[] {
  */
 export default defineRule({
   meta: { name: 'nav-target-exists', codes: ['dangling_nav_target'], docs: "Every app navigation item's target exists." },
-  *check(graph) {
+  run(graph, emit) {
     for (const app of graph.apps.values()) {
       if (app.invalid) continue;
       const roots: Array<[NavItemDef[], string]> = [[app.def.navigation ?? [], pointer('navigation')]];
@@ -30,12 +30,12 @@ export default defineRule({
         const [item, at] = stack.pop()!;
         // ObjectStack hides an item (and what it nests) whose requiresObject is not registered: not judged.
         if (mayBeHidden(graph.objects, item.requiresObject)) {
-          yield* unknownGate(graph, app.name, item, at);
+          for (const found of unknownGate(graph, app.name, item, at)) emit(found);
           continue;
         }
         const children = item.children ?? [];
         for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, childPointer(at, 'children', i)]);
-        yield* checkItem(graph, app.name, item, at);
+        for (const found of checkItem(graph, app.name, item, at)) emit(found);
       }
     }
   },

@@ -16,7 +16,7 @@ export default defineRule({
     codes: ['unknown_field', 'unknown_display_field'],
     docs: "An object's nameField, searchableFields, highlightFields and stageField name its own fields.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const obj of graph.objects.values()) {
       if (obj.invalid || obj.platform) continue;
       const def = obj.def as Record<string, unknown>;
@@ -35,7 +35,7 @@ export default defineRule({
           path: m.path,
           code: m.display ? 'unknown_display_field' : 'unknown_field',
         });
-        if (f) yield f;
+        if (f) emit(f);
       }
     }
   },

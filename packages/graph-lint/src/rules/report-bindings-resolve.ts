@@ -171,16 +171,16 @@ export default defineRule({
     codes: ['dangling_dataset', 'dangling_object', 'unknown_dimension', 'unknown_measure', 'unknown_field', 'chart_field_unknown'],
     docs: 'Reports name a dataset or object that exists, and the dimensions, measures and fields it declares.',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const report of graph.reports.values()) {
       if (report.invalid || !report.def) continue;
-      yield* checkBody(graph, report, report.def, [], `Report ${q(report.name)}`);
+      for (const found of checkBody(graph, report, report.def, [], `Report ${q(report.name)}`)) emit(found);
       const blocks = report.def.blocks;
       if (!Array.isArray(blocks)) continue;
       for (const [i, block] of blocks.entries()) {
         if (!isRecord(block)) continue;
         const name = typeof block.name === 'string' ? block.name : `#${i}`;
-        yield* checkBody(graph, report, block, ['blocks', i], `Block ${q(name)} of report ${q(report.name)}`);
+        for (const found of checkBody(graph, report, block, ['blocks', i], `Block ${q(name)} of report ${q(report.name)}`)) emit(found);
       }
     }
   },

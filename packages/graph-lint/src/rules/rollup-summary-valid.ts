@@ -115,12 +115,12 @@ export default defineRule({
     codes: ['dangling_object', 'rollup_not_related', 'unknown_field', 'field_type_mismatch'],
     docs: 'Roll-up summary fields name a related child object, a field it has, and an aggregate that fits its type.',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const parent of graph.objects.values()) {
       if (parent.invalid || parent.platform) continue;
       for (const f of parent.fields.values()) {
         if (f.invalid || f.def.type !== 'summary' || !isRecord(f.def.summaryOperations)) continue;
-        yield* checkSummary(graph, parent, f.name, f.def.summaryOperations);
+        for (const found of checkSummary(graph, parent, f.name, f.def.summaryOperations)) emit(found);
       }
     }
   },

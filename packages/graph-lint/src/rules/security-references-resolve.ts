@@ -106,9 +106,9 @@ export default defineRule({
     codes: ['dangling_object', 'unknown_field', 'formula_parse_error', 'field_type_mismatch'],
     docs: 'Permission sets, profiles and sharing rules name objects and fields that exist; sharing conditions parse.',
   },
-  *check(graph) {
-    for (const p of graph.permissions.values()) if (!p.invalid && p.def) yield* checkPermission(graph, p, p.def);
+  run(graph, emit) {
+    for (const p of graph.permissions.values()) if (!p.invalid && p.def) for (const found of checkPermission(graph, p, p.def)) emit(found);
     const kindOf = (): ValueKind => 'unknown';
-    for (const r of graph.sharingRules.values()) if (!r.invalid && r.def) yield* checkSharingRule(graph, r, r.def, kindOf);
+    for (const r of graph.sharingRules.values()) if (!r.invalid && r.def) for (const found of checkSharingRule(graph, r, r.def, kindOf)) emit(found);
   },
 });

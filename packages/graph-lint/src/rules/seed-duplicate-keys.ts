@@ -10,7 +10,7 @@ import { q } from '../describe-names.ts';
  */
 export default defineRule({
   meta: { name: 'seed-duplicate-keys', codes: ['seed_duplicate_key'], docs: "A seed's records have distinct natural keys." },
-  *check(graph) {
+  run(graph, emit) {
     for (const seed of graph.seeds.values()) {
       if (seed.invalid || seed.mode === 'insert') continue;
       // Keyed by the key's JSON text; a single string key (the common case) by the string itself,
@@ -52,14 +52,14 @@ export default defineRule({
       const keyless = records.length - distinct - repeats.length;
       for (const r of repeats) {
         const shown = seed.externalId.length === 1 ? q(records[r.i]![seed.externalId[0]!]) : r.key;
-        yield {
+        emit({
           code: 'seed_duplicate_key',
           artifact: { type: 'seed', name: seed.name },
           ref: { type: 'object', name: seed.object, member: seed.externalId.join(',') },
           message: `Seed ${q(seed.name)} record ${r.i} has the natural key ${shown} of record ${r.first} (${seed.externalId.join(' + ')}): the ${seed.mode} merges them and record ${r.i} wins, so object ${q(seed.object)} gets ${distinct + keyless} rows for ${records.length} records and record ${r.first}'s values are lost.`,
           fix: `Give record ${r.i} its own ${seed.externalId.join(' + ')}, or merge the two records into one.`,
           path: pointer('records', r.i, seed.externalId[0]!),
-        };
+        });
       }
     }
   },

@@ -5,7 +5,7 @@ import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 /** A seed record key that is no field of the object: the value is silently dropped. One issue per key, not per record. */
 export default defineRule({
   meta: { name: 'seed-fields-exist', codes: ['unknown_field'], docs: "Every seed record key is a field of the seed's object." },
-  *check(graph) {
+  run(graph, emit) {
     for (const seed of graph.seeds.values()) {
       if (seed.invalid) continue;
       const obj = graph.objects.get(seed.object);
@@ -29,7 +29,7 @@ export default defineRule({
         const candidates = fieldNames();
         const path = Array.isArray(seed.def.externalId) ? pointer('externalId', k) : pointer('externalId');
         const s = suggest(ext, candidates, path);
-        yield {
+        emit({
           code: 'unknown_field',
           artifact: { type: 'seed', name: seed.name },
           ref: { type: 'object', name: obj.name, member: ext },
@@ -40,13 +40,13 @@ export default defineRule({
               : `Point externalId at a field of ${q(obj.name)}${s.suggestions?.length ? `, e.g. ${q(s.suggestions[0])}` : ''}.`,
           path: seed.def.externalId === undefined ? '' : path,
           ...(seed.def.externalId === undefined ? (s.suggestions ? { suggestions: s.suggestions } : {}) : s),
-        };
+        });
       }
       for (const [key, i] of firstAt) {
         const candidates = fieldNames();
         const n = count.get(key) ?? 1;
         const s = suggest(key, candidates, undefined);
-        yield {
+        emit({
           code: 'unknown_field',
           artifact: { type: 'seed', name: seed.name },
           ref: { type: 'object', name: obj.name, member: key },
@@ -56,7 +56,7 @@ export default defineRule({
             : `Add field ${q(key)} to object ${q(obj.name)}, or remove it from the seed's records.`,
           path: pointer('records', i, key),
           ...(s.suggestions ? { suggestions: s.suggestions } : {}),
-        };
+        });
       }
     }
   },

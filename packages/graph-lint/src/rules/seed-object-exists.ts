@@ -5,13 +5,13 @@ import { didYouMeanText, objectChoices, q, suggest } from '../describe-names.ts'
 /** A seed for an object that does not exist: its rows can never land. */
 export default defineRule({
   meta: { name: 'seed-object-exists', codes: ['dangling_object'], docs: "Every seed's object exists." },
-  *check(graph) {
+  run(graph, emit) {
     for (const seed of graph.seeds.values()) {
       if (seed.invalid || graph.objects.has(seed.object)) continue;
       const path = pointer('object');
       const { clause, candidates } = objectChoices(graph, seed.object);
       const s = suggest(seed.object, candidates, path);
-      yield {
+      emit({
         code: 'dangling_object',
         artifact: { type: 'seed', name: seed.name },
         ref: { type: 'object', name: seed.object },
@@ -21,7 +21,7 @@ export default defineRule({
           : `Create object ${q(seed.object)}, or remove the seed.`,
         path,
         ...s,
-      };
+      });
     }
   },
 });

@@ -111,7 +111,7 @@ export default defineRule({
     codes: ['seed_value_invalid'],
     docs: "Seed records fit their fields' value contract: type, required, length, range, unique.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const seed of graph.seeds.values()) {
       if (seed.invalid) continue;
       const obj = graph.objects.get(seed.object);
@@ -148,12 +148,14 @@ export default defineRule({
             const fn = celNotInObjectStack(v);
             const field = fn ? resolveField(obj, key) : undefined;
             if (fn && field && !field.invalid)
-              yield problem(
-                i,
-                field,
-                pointer('records', i, key),
-                `computes ${q(key)} with CEL ${fn}(), which ObjectStack 17.4.0's CEL does not have`,
-                `Compute ${q(key)} with ${CEL_NOT_IN_OBJECTSTACK[fn]} instead of ${fn}() (in ${q((v as { source: string }).source)}).`,
+              emit(
+                problem(
+                  i,
+                  field,
+                  pointer('records', i, key),
+                  `computes ${q(key)} with CEL ${fn}(), which ObjectStack 17.4.0's CEL does not have`,
+                  `Compute ${q(key)} with ${CEL_NOT_IN_OBJECTSTACK[fn]} instead of ${fn}() (in ${q((v as { source: string }).source)}).`,
+                ),
               );
             continue;
           }
@@ -166,27 +168,31 @@ export default defineRule({
           if (field === null) continue;
           const bad = wrongType(field, v);
           if (bad)
-            yield problem(
-              i,
-              field,
-              pointer('records', i, key),
-              `sets ${field.def.type} field ${q(key)} to ${bad}`,
-              `Give ${q(key)} ${bad.slice(bad.indexOf(', not ') + 6)}${field.def.type.startsWith('date') ? ', or a CEL value computed at publish such as daysAgo(3)' : ''}.`,
+            emit(
+              problem(
+                i,
+                field,
+                pointer('records', i, key),
+                `sets ${field.def.type} field ${q(key)} to ${bad}`,
+                `Give ${q(key)} ${bad.slice(bad.indexOf(', not ') + 6)}${field.def.type.startsWith('date') ? ', or a CEL value computed at publish such as daysAgo(3)' : ''}.`,
+              ),
             );
           else {
             const over = outOfBounds(field, v);
-            if (over) yield problem(i, field, pointer('records', i, key), `sets ${field.def.type} field ${q(key)} to ${over[0]}`, over[1]);
+            if (over) emit(problem(i, field, pointer('records', i, key), `sets ${field.def.type} field ${q(key)} to ${over[0]}`, over[1]));
           }
         }
         if (seed.mode !== 'update')
           for (const f of required)
             if (blank(rec[f.name]))
-              yield problem(
-                i,
-                f,
-                pointer('records', i),
-                `leaves required ${f.def.type} field ${q(f.name)} ${f.name in rec ? 'empty' : 'unset'}`,
-                `Set ${q(f.name)} on every record of seed ${q(seed.name)}, or give the field a defaultValue.`,
+              emit(
+                problem(
+                  i,
+                  f,
+                  pointer('records', i),
+                  `leaves required ${f.def.type} field ${q(f.name)} ${f.name in rec ? 'empty' : 'unset'}`,
+                  `Set ${q(f.name)} on every record of seed ${q(seed.name)}, or give the field a defaultValue.`,
+                ),
               );
         for (const f of uniques) {
           const v = rec[f.name];
@@ -197,12 +203,14 @@ export default defineRule({
           const first = values.get(text);
           if (first === undefined) values.set(text, i);
           else
-            yield problem(
-              i,
-              f,
-              pointer('records', i, f.name),
-              `repeats ${q(v)} in unique ${f.def.type} field ${q(f.name)} (record ${first} has it)`,
-              `Give record ${i} its own ${q(f.name)}, or drop one of the two records.`,
+            emit(
+              problem(
+                i,
+                f,
+                pointer('records', i, f.name),
+                `repeats ${q(v)} in unique ${f.def.type} field ${q(f.name)} (record ${first} has it)`,
+                `Give record ${i} its own ${q(f.name)}, or drop one of the two records.`,
+              ),
             );
         }
       }

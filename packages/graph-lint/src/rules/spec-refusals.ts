@@ -15,8 +15,8 @@ export default defineRule({
     codes: ['invalid_artifact'],
     docs: 'Views and widgets use only types, keys and blocks the target ObjectStack spec accepts (closed enums, retired keys, required block keys).',
   },
-  *check(graph) {
-    for (const r of specRefusals(graph)) yield finding(graph, r);
+  run(graph, emit) {
+    for (const r of specRefusals(graph)) emit(finding(graph, r));
   },
 });
 

@@ -1,4 +1,4 @@
-import { formViewFieldMentions, listViewFieldMentions, pointer, resolveField } from '@bvl/metadata';
+import { formViewFieldMentions, listViewFieldMentions, type ObjectNode, pointer, resolveField, visitFormViewFields, visitListViewFields } from '@bvl/metadata';
 import { checkField } from '../check-field.ts';
 import { defineRule } from '../define-rule.ts';
 import { q } from '../describe-names.ts';
@@ -14,11 +14,22 @@ export default defineRule({
     codes: ['unknown_field', 'unknown_display_field'],
     docs: "Every field a view names exists on the view's object.",
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       if (v.invalid || v.object === undefined) continue;
       const obj = graph.objects.get(v.object);
       if (!obj) continue;
+      // Most views name only fields of their object: learn that without building one mention.
+      if (
+        !obj.invalid &&
+        !hasUserFilterFields(v.list) &&
+        (v.list
+          ? visitListViewFields(v.list, (field, slot) => slot === 'kanban.groupByField' || resolves(obj, field))
+          : v.form
+            ? visitFormViewFields(v.form, (field) => resolves(obj, field))
+            : true)
+      )
+        continue;
       const mentions = v.list ? listViewFieldMentions(v.list).filter((m) => m.slot !== 'kanban.groupByField') : v.form ? formViewFieldMentions(v.form) : [];
       if (v.list) {
         const uf = (v.list as Record<string, unknown>).userFilters;
@@ -53,8 +64,19 @@ export default defineRule({
           // A form section field the object lacks is silently not rendered (#2578; ObjectStack's validateFormLayout only warns).
           code: m.slot === 'form field' ? 'unknown_display_field' : 'unknown_field',
         });
-        if (f) yield f;
+        if (f) emit(f);
       }
     }
   },
 });
+
+/** Whether a mention is no finding at a glance: an undotted field of the object (as the check's own first test). */
+function resolves(obj: ObjectNode, field: unknown): boolean {
+  return typeof field === 'string' && !field.includes('.') && resolveField(obj, field) !== undefined;
+}
+
+/** Whether a list view has userFilters.fields (mentions the check adds to the view's own). */
+function hasUserFilterFields(list: unknown): boolean {
+  const uf = typeof list === 'object' && list !== null ? (list as Record<string, unknown>).userFilters : undefined;
+  return typeof uf === 'object' && uf !== null && Array.isArray((uf as { fields?: unknown }).fields);
+}

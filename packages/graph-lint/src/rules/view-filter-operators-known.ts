@@ -15,7 +15,7 @@ export default defineRule({
     codes: ['invalid_artifact'],
     docs: 'View filter operators are among the format’s VIEW_FILTER_OPERATORS (or their aliases).',
   },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       const filter = v.list?.filter;
       if (v.invalid || !Array.isArray(filter)) continue;
@@ -24,14 +24,14 @@ export default defineRule({
         if (op === undefined || KNOWN.has(op)) continue;
         const path = pointer('filter', i, 'operator');
         const s = suggest(op, VIEW_FILTER_OPERATOR_NAMES, path);
-        yield {
+        emit({
           code: 'invalid_artifact',
           artifact: { type: 'view', name: v.name },
           message: `Filter ${i} of view ${q(v.name)} uses operator ${q(op)}, which the view filter format does not define (operators: ${listing(VIEW_FILTER_OPERATOR_NAMES)}); the condition is rejected or silently dropped.${didYouMeanText(s.suggestions)}`,
           fix: s.suggestions?.length ? `Use operator ${q(s.suggestions[0])}.` : `Use one of the view filter operators.`,
           path,
           ...s,
-        };
+        });
       }
     }
   },

@@ -5,20 +5,20 @@ import { didYouMeanText, objectChoices, q, suggest } from '../describe-names.ts'
 /** A view bound to an object that does not exist (or bound to none at all). */
 export default defineRule({
   meta: { name: 'view-object-exists', codes: ['dangling_object'], docs: "Every object-bound view's object exists." },
-  *check(graph) {
+  run(graph, emit) {
     for (const v of graph.views.values()) {
       if (v.invalid) continue;
       const cfg = v.list ?? v.form;
       const provider = cfg?.data?.provider;
       if (provider !== undefined && provider !== 'object') continue;
       if (v.object === undefined) {
-        yield {
+        emit({
           code: 'dangling_object',
           artifact: { type: 'view', name: v.name },
           message: `View ${q(v.name)} is bound to no object (no data.object, objectName or object), so it has nothing to read.`,
           fix: `Set data: {"provider": "object", "object": "<object name>"} on view ${q(v.name)}.`,
           path: '',
-        };
+        });
         continue;
       }
       if (graph.objects.has(v.object)) continue;
@@ -35,7 +35,7 @@ export default defineRule({
                 : undefined;
       const { clause, candidates } = objectChoices(graph, v.object);
       const s = suggest(v.object, candidates, path);
-      yield {
+      emit({
         code: 'dangling_object',
         artifact: { type: 'view', name: v.name },
         ref: { type: 'object', name: v.object },
@@ -45,7 +45,7 @@ export default defineRule({
           : `Create object ${q(v.object)}, or bind the view to an existing object.`,
         path: path ?? '',
         ...s,
-      };
+      });
     }
   },
 });

@@ -8,7 +8,7 @@ const LEGACY_KEYS = ['object', 'categoryField', 'valueField', 'aggregate', 'xAxi
 /** ADR-0038 incident #1: a widget bound to a dataset that does not exist, or to none. */
 export default defineRule({
   meta: { name: 'widget-dataset-exists', codes: ['dangling_dataset'], docs: 'Every dashboard widget names a dataset that exists.' },
-  *check(graph) {
+  run(graph, emit) {
     const names = [...graph.datasets.keys()];
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
@@ -19,18 +19,18 @@ export default defineRule({
         const ref = { type: 'dashboard', name: d.name, member: w.id };
         const legacy = LEGACY_KEYS.filter((k) => k in w.def);
         if ((w.def.dataset === undefined || w.def.dataset === '') && legacy.length > 0) {
-          yield {
+          emit({
             code: 'dangling_dataset',
             artifact,
             ref,
             message: `Widget ${q(w.id)} of dashboard ${q(d.name)} uses the retired inline analytics shape (${legacy.join(', ')}) instead of a dataset, so it renders nothing (datasets here: ${listing(names)}).`,
             fix: `Declare a dataset on the widget's object with the measure and dimension it needs, then set "dataset", "values" and "dimensions" on widget ${q(w.id)} and remove ${legacy.join(', ')}.`,
             path: pointer('widgets', w.index),
-          };
+          });
           continue;
         }
         if (w.def.dataset === undefined || w.def.dataset === '') {
-          yield {
+          emit({
             code: 'dangling_dataset',
             artifact,
             ref,
@@ -45,13 +45,13 @@ export default defineRule({
                   fixSafety: (w.def.values ?? []).every((m) => graph.datasets.get(names[0]!)?.measures.has(m)) ? ('safe' as const) : ('unsafe' as const),
                 }
               : {}),
-          };
+          });
           continue;
         }
         if (graph.datasets.has(w.def.dataset)) continue;
         const path = pointer('widgets', w.index, 'dataset');
         const s = suggest(w.def.dataset, names, path);
-        yield {
+        emit({
           code: 'dangling_dataset',
           artifact,
           ref,
@@ -61,7 +61,7 @@ export default defineRule({
             : `Create dataset ${q(w.def.dataset)} with the measures widget ${q(w.id)} uses, or bind the widget to an existing dataset.`,
           path,
           ...s,
-        };
+        });
       }
     }
   },

@@ -5,7 +5,7 @@ import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 /** A widget `dimensions[]` entry that names no dimension of its dataset (#1721). */
 export default defineRule({
   meta: { name: 'widget-dimension-exists', codes: ['unknown_dimension'], docs: "Every widget dimensions[] entry is a dimension of the widget's dataset." },
-  *check(graph) {
+  run(graph, emit) {
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const w of d.widgets) {
@@ -18,7 +18,7 @@ export default defineRule({
           if (ds.dimensions.has(dim)) continue;
           const path = pointer('widgets', w.index, 'dimensions', i);
           const s = suggest(dim, dims, path);
-          yield {
+          emit({
             code: 'unknown_dimension',
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'dashboard', name: d.name, member: w.id },
@@ -28,7 +28,7 @@ export default defineRule({
               : `Add dimension ${q(dim)} to dataset ${q(ds.name)}, or use one of its dimensions.`,
             path,
             ...s,
-          };
+          });
         }
       }
     }

@@ -27,7 +27,7 @@ export function measureSuggestions(
 /** ADR-0038 incident #2: a widget `values[]` entry that names no measure of its dataset. */
 export default defineRule({
   meta: { name: 'widget-measure-exists', codes: ['unknown_measure'], docs: "Every widget values[] entry is a measure of the widget's dataset." },
-  *check(graph) {
+  run(graph, emit) {
     for (const d of graph.dashboards.values()) {
       if (d.invalid) continue;
       for (const w of d.widgets) {
@@ -40,7 +40,7 @@ export default defineRule({
           if (ds.measures.has(value)) continue;
           const path = pointer('widgets', w.index, 'values', i);
           const s = measureSuggestions(value, ds.def.measures, measures, path);
-          yield {
+          emit({
             code: 'unknown_measure',
             artifact: { type: 'dashboard', name: d.name },
             ref: { type: 'dashboard', name: d.name, member: w.id },
@@ -50,7 +50,7 @@ export default defineRule({
               : `Add measure ${q(value)} to dataset ${q(ds.name)}, or use one of its measures.`,
             path,
             ...s,
-          };
+          });
         }
       }
     }
