@@ -1,0 +1,210 @@
+import { collectStack } from '@bvl/metadata';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { BODY_CACHE } from './body-cache.ts';
+import { tenantSchema } from './identifier.ts';
+import type { Platform } from './open-platform.ts';
+import { readOverlayRows, SEED_STREAM, seedStreamStats, stageDrafts } from './run-drafts.ts';
+import { publishPackage } from './run-publish.ts';
+
+// A seed's long record list is read in parts (issue 21: memory flat in the row count): the body,
+// the gate's findings, the seed report and the rows written must be exactly those of the whole read.
+const NOW = new Date('2026-03-15T10:30:00Z');
+let platform: Platform;
+const made = tenants(() => platform);
+beforeAll(async () => {
+  platform = await openTestPlatform(() => NOW);
+});
+afterAll(async () => {
+  await made.dropAll();
+  await platform.close();
+});
+
+/** Runs `fn` with record lists of more than `records` records read `part` a fetch (Infinity: never in parts); counts the lists read so. */
+async function withStream<T>(records: number, fn: () => Promise<T>): Promise<{ value: T; lists: number; parts: number }> {
+  const was = { ...SEED_STREAM };
+  const stats = { ...seedStreamStats };
+  Object.assign(SEED_STREAM, { records: Number.isFinite(records) ? records : 2_000_000_000, part: 3 });
+  try {
+    const value = await fn();
+    return { value, lists: seedStreamStats.lists - stats.lists, parts: seedStreamStats.parts - stats.parts };
+  } finally {
+    Object.assign(SEED_STREAM, was);
+  }
+}
+
+const OBJECTS = [
+  { name: 'region', fields: { name: { type: 'text' }, label: { type: 'text' } } },
+  {
+    name: 'row',
+    fields: {
+      code: { type: 'text' },
+      title: { type: 'text' },
+      amount: { type: 'number' },
+      status: { type: 'select', options: ['open', 'won', 'lost'] },
+      serial: { type: 'text', unique: true },
+      due: { type: 'date' },
+      meta: { type: 'json' },
+      region: { type: 'lookup', reference: 'region' },
+    },
+  },
+];
+
+const regions = [{ name: 'North', label: 'N' }, { name: 'South' }, { name: 'East', label: null }];
+
+describe('a seed read in parts', () => {
+  it('reads the same bodies as the whole read, under each key a seed may hold its records, in a transaction and outside one', async () => {
+    const tenant = made.next('parts');
+    const scope = { tenant, package: 'app' };
+    const records = Array.from({ length: 11 }, (_, i) => ({
+      code: `C${i}`,
+      title: i % 3 === 0 ? `Ünïcödé "${i}" \\ \n tab\t` : `Row ${i}`,
+      amount: i === 4 ? 1.1 : i === 5 ? 12345678901234567890 : i * 2.5,
+      meta: i === 2 ? { nested: [1, null, { b: 2, a: 1 }], z: null } : null,
+      ...(i === 7 ? { due: { dialect: 'cel', source: 'daysAgo(3)' } } : {}),
+    }));
+    await stageDrafts(
+      platform,
+      scope,
+      collectStack(
+        {
+          objects: OBJECTS,
+          data: [
+            { object: 'region', records: regions },
+            { object: 'row', externalId: 'code', records },
+          ],
+        },
+        { draft: true },
+      ),
+    );
+    // Aliases straight into the store: a seed holding its records as `data`, another as `rows`.
+    for (const [name, key, n] of [
+      ['row_data', 'data', 8],
+      ['row_rows', 'rows', 7],
+    ] as const)
+      await platform.db
+        .insertInto('bvl.metadata_items')
+        .values({
+          tenant_id: tenant,
+          package: 'app',
+          type: 'seed',
+          name,
+          state: 'draft',
+          body: JSON.stringify({ object: 'row', externalId: 'code', [key]: records.slice(0, n), mode: 'upsert' }),
+          source: '{}',
+          content_hash: `hash-${name}`,
+          version: 0,
+          updated_at: NOW.toISOString(),
+          tombstone: false,
+        })
+        .execute();
+    const read = async (inTransaction: boolean) => {
+      BODY_CACHE.of(tenant).clear();
+      const rows = inTransaction
+        ? await platform.db.transaction().execute((trx) => readOverlayRows(trx, tenant, 'app'))
+        : await readOverlayRows(platform.db, tenant, 'app');
+      // Key order included: the text of each row as JSON.
+      return rows.map((r) => JSON.stringify(r));
+    };
+    const whole = await withStream(Infinity, () => read(true));
+    expect(whole.lists).toBe(0);
+    for (const inTransaction of [true, false]) {
+      const parts = await withStream(5, () => read(inTransaction));
+      // row (11 records), row_data (8), row_rows (7); not region (3).
+      expect(parts.lists).toBe(3);
+      expect(parts.parts).toBe(4 + 3 + 3);
+      expect(parts.value).toEqual(whole.value);
+    }
+  });
+
+  /** Publishes `data` into a fresh tenant with lists of more than `records` records read in parts; the outcome, issues, seed report and rows. */
+  async function publishWith(records: number, data: unknown[]) {
+    const tenant = made.next('same');
+    const scope = { tenant, package: 'app' };
+    await stageDrafts(platform, scope, collectStack({ objects: OBJECTS, data }, { draft: true }));
+    // A process that did not stage these drafts (the body cache holds none of them).
+    BODY_CACHE.of(tenant).clear();
+    const { value: r, lists } = await withStream(records, () => publishPackage(platform, scope));
+    const schema = tenantSchema(tenant);
+    const rows =
+      r.outcome === 'published'
+        ? (
+            await sql<
+              Record<string, unknown>
+            >`select r.code, r.title, r.amount::text as amount, r.status, r.serial, r.due::text as due, r.meta, g.name as region
+              from ${sql.id(schema, 'row')} r left join ${sql.id(schema, 'region')} g on g.id = r.region order by r.code`.execute(platform.db)
+          ).rows
+        : (
+            await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = ${schema} and table_name = 'row'`.execute(
+              platform.db,
+            )
+          ).rows;
+    const { graph: _graph, checked: _checked, publishId: _id, schema: _schema, ...rest } = r as Record<string, unknown>;
+    return { lists, result: rest, rows };
+  }
+
+  it('a publish refused by the gate: the same findings (messages and order), nothing written', async () => {
+    const records = [
+      { code: 'A', title: 'a', amount: 1, status: 'open', serial: 's1', region: 'North' },
+      { code: 'B', title: 'b', amount: 'abc', status: 'maybe', serial: 's2', region: 'Nort' },
+      { code: 'A', title: 'dup', amount: 3, status: 'won', serial: 's3', region: { externalId: 'South' } },
+      { code: 'C', title: 'c', colour: 'red', amount: 4, status: 'lost', serial: 's4', region: 'West' },
+      { code: 'D', title: 'd', amount: [1, 2], status: ['open'], serial: 's5', region: 'South' },
+      { code: 'B', title: 'dup again', amount: 5, status: 'open', serial: 's6', region: 'East' },
+    ];
+    const data = [
+      { object: 'region', records: regions },
+      { object: 'row', externalId: 'code', records },
+    ];
+    const whole = await publishWith(Infinity, data);
+    const parts = await publishWith(2, data);
+    expect(whole.lists).toBe(0);
+    expect(parts.lists).toBe(2);
+    expect(whole.result.outcome).toBe('refused');
+    const codes = (whole.result.issues as Array<{ code: string }>).map((i) => i.code);
+    for (const code of ['seed_duplicate_key', 'unresolved_seed_reference', 'seed_value_not_in_options', 'unknown_field']) expect(codes).toContain(code);
+    expect(parts.result).toEqual(whole.result);
+    expect(parts.rows).toEqual(whole.rows);
+  });
+
+  it('a publish the gate lets through with warnings: the same findings, seed report and rows, writer failures included', async () => {
+    const records = Array.from({ length: 40 }, (_, i) => ({
+      code: `K${i % 31}`,
+      title: `Row ${i}`,
+      amount: i * 1.5,
+      status: ['open', 'won', 'lost'][i % 3],
+      serial: `S${i}`,
+      // Past the gate, refused by the writer: record 12's CEL value does not evaluate; record 17's
+      // lookup is a row id no region has (its value is dropped).
+      ...(i % 4 === 0 ? { due: { dialect: 'cel', source: i === 12 ? 'daysAgo(' : `daysAgo(${i})` } } : {}),
+      meta: i % 5 === 0 ? { i, list: [i, 'x'] } : null,
+      region: i === 17 ? '00000000-0000-4000-8000-000000000000' : regions[i % 3]!.name,
+    }));
+    const data = [
+      { object: 'region', records: regions },
+      { object: 'row', externalId: 'code', records },
+      {
+        object: 'row',
+        name: 'row_insert',
+        mode: 'insert',
+        externalId: 'code',
+        records: records.slice(0, 6).map((r) => ({ ...r, code: `I${r.code}`, serial: `I${r.serial}` })),
+      },
+    ];
+    const whole = await publishWith(Infinity, data);
+    const parts = await publishWith(3, data);
+    expect(whole.lists).toBe(0);
+    expect(parts.lists).toBe(2);
+    expect((whole.result.issues as Array<{ severity: string }>).filter((i) => i.severity === 'error')).toEqual([]);
+    expect(whole.result.outcome).toBe('published');
+    const codes = (whole.result.issues as Array<{ code: string }>).map((i) => i.code);
+    expect(codes).toContain('seed_duplicate_key');
+    const applied = whole.result.seedApplied as { inserted: number; updated: number; errors: unknown[] };
+    expect(applied).toMatchObject({ inserted: 3 + 30 + 6, updated: 9 });
+    expect(applied.errors.map((e) => (e as { recordIndex: number }).recordIndex)).toEqual([12, 17]);
+    expect(parts.result).toEqual(whole.result);
+    expect(parts.rows).toEqual(whole.rows);
+    expect(parts.rows).toHaveLength(36);
+  });
+});
