@@ -60,7 +60,7 @@ describe('a seed read in parts', () => {
     const records = Array.from({ length: 11 }, (_, i) => ({
       code: `C${i}`,
       title: i % 3 === 0 ? `Ünïcödé "${i}" \\ \n tab\t` : `Row ${i}`,
-      amount: i === 4 ? 1.1 : i === 5 ? 12345678901234567890 : i * 2.5,
+      amount: i === 4 ? 1.1 : i === 5 ? 1.2345678901234567e19 : i * 2.5,
       meta: i === 2 ? { nested: [1, null, { b: 2, a: 1 }], z: null } : null,
       ...(i === 7 ? { due: { dialect: 'cel', source: 'daysAgo(3)' } } : {}),
     }));
