@@ -225,21 +225,22 @@ export async function lockDrafts(trx: Kysely<BvlDatabase>, scope: PackageScope):
 }
 
 /**
- * When a seed's records are read in parts (issue 21: memory flat in the row count): a list of
- * more than `records` records (under `records`, `data` or `rows`) is never sent as one JSON text —
- * the body comes without it, and the list follows through a cursor, `part` records a fetch, each
- * record parsed on its own — so the process never holds the list's text and its parsed records at
- * once. Tests lower `records` to run both paths on the same inputs.
+ * When a seed's body is read in parts (issue 21: memory flat in the row count): a seed body stored
+ * in more than `bytes` (its stored, compressed size: known without reading it) is never sent as one
+ * JSON text. It comes through a cursor, `part` values a fetch, each parsed on its own: its top-level
+ * members one by one, and the elements of each record list (`records`, `data` or `rows`) one by
+ * one — so the process never holds the list's text and its parsed records at once, and the
+ * database never builds the whole text either. Tests lower `bytes` to run both paths on the same inputs.
  */
-export const SEED_STREAM = { records: 10_000, part: 5_000 };
+export const SEED_STREAM = { bytes: 1024 * 1024, part: 5_000 };
 
-/** Record lists and parts read that way in this process: what a test reads to know the path ran. */
-export const seedStreamStats = { lists: 0, parts: 0 };
+/** Seed bodies and parts read that way in this process: what a test reads to know the path ran. */
+export const seedStreamStats = { bodies: 0, parts: 0 };
 
 /** The keys a seed body may hold its records under (see the graph's addSeed: records ?? data ?? rows). */
-const RECORD_KEYS = ['records', 'data', 'rows'] as const;
+const RECORD_KEYS = ['records', 'data', 'rows'];
 
-/** A stored row as {@link readOverlayRows} selects it: the body without its long record lists, whose lengths come alongside. */
+/** A stored row as {@link readOverlayRows} selects it; a body to read in parts comes as null, `parts` true. */
 interface SelectedRow {
   readonly type: string;
   readonly name: string;
@@ -249,9 +250,7 @@ interface SelectedRow {
   readonly tombstone: boolean;
   readonly content_hash: string;
   readonly body: unknown;
-  readonly n_records: number | null;
-  readonly n_data: number | null;
-  readonly n_rows: number | null;
+  readonly parts: boolean;
 }
 
 /**
@@ -260,45 +259,32 @@ interface SelectedRow {
  * again: the query returns them only for hashes it does not know, so a repeated verify reads
  * little more than names and hashes; and a body several rows share (a draft identical to its
  * published item) is sent and parsed once, the rows holding one value (bodies are never mutated).
- * A seed's long record list is read in parts (see {@link SEED_STREAM}); the body is the same value.
+ * A large seed body is read in parts (see {@link SEED_STREAM}); it is the same value.
  */
 export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, pkg: string | undefined): Promise<OverlayRow[]> {
   const cached = BODY_CACHE.of(tenant);
   const known = [...cached.keys()];
-  const length = (key: string) =>
-    sql`case when type = 'seed' and jsonb_typeof(body) = 'object' and jsonb_typeof(body -> ${key}) = 'array' and jsonb_array_length(body -> ${key}) > ${SEED_STREAM.records} then jsonb_array_length(body -> ${key}) end`;
   // One body per content hash: a republished seed's draft and its published item hold the same
   // body (a replay of a million records would otherwise be read and parsed twice, and held twice).
   const skip = sql`content_hash = any(${known}::text[]) or row_number() over (partition by content_hash order by state, package, type, name) > 1`;
+  // Decided by the stored size (no read of the body) before its kind (one read, of a large seed body only).
+  const parts = sql`case when type = 'seed' and pg_column_size(body) > ${SEED_STREAM.bytes} then jsonb_typeof(body) = 'object' else false end`;
   const scoped = pkg === undefined ? sql`true` : sql`(state = 'active' or package = ${pkg})`;
-  const long = (key: string) => sql.ref(`n_${key}`);
-  // The body without its long lists: each emptied ([]) where it stood, read in parts below.
-  const longKeys = sql`array_remove(array[${sql.join(RECORD_KEYS.map((k) => sql`case when ${long(k)} is not null then ${k} end`))}], null)`;
-  const emptied = sql`jsonb_strip_nulls(jsonb_build_object(${sql.join(RECORD_KEYS.map((k) => sql`${k}::text, case when ${long(k)} is not null then '[]'::jsonb end`))}))`;
   const rows = (
     await sql<SelectedRow>`
       select type, name, source, state, package, tombstone, content_hash,
-        case when skip then null
-             when n_records is null and n_data is null and n_rows is null then body
-             else (body - ${longKeys}) || ${emptied} end as body,
-        case when skip then null else n_records end as n_records,
-        case when skip then null else n_data end as n_data,
-        case when skip then null else n_rows end as n_rows
-      from (select m.*, ${skip} as skip, ${length('records')} as n_records, ${length('data')} as n_data, ${length('rows')} as n_rows
+        case when skip or parts then null else body end as body, not skip and parts as parts
+      from (select m.type, m.name, m.source, m.state, m.package, m.tombstone, m.content_hash, m.body, ${skip} as skip, ${parts} as parts
             from bvl.metadata_items m where tenant_id = ${tenant} and ${scoped}) as s
       order by type, name, package`.execute(db)
   ).rows;
   const read = new Map<string, unknown>();
   for (const r of rows) if (r.body !== null) read.set(r.content_hash, r.body);
-  // The long record lists, in parts; a body whose list could not be read whole is read again below.
-  const partial = new Set<string>();
   for (const r of rows) {
-    if (r.body === null || (r.n_records === null && r.n_data === null && r.n_rows === null)) continue;
-    const complete = await readRecordParts(db, tenant, r);
-    if (!complete) {
-      read.delete(r.content_hash);
-      partial.add(r.content_hash);
-    }
+    if (!r.parts) continue;
+    // A body whose row is gone (read outside the caller's snapshot) is read again whole, below.
+    const body = await readBodyParts(db, tenant, r);
+    if (body !== undefined) read.set(r.content_hash, body);
   }
   const out = rows.map((r) => ({
     type: r.type,
@@ -308,7 +294,7 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
     tombstone: r.tombstone,
     source: r.source,
     contentHash: r.content_hash,
-    body: partial.has(r.content_hash) ? undefined : r.body !== null ? r.body : (read.get(r.content_hash) ?? cached.get(r.content_hash)),
+    body: r.body !== null ? r.body : (read.get(r.content_hash) ?? cached.get(r.content_hash)),
   }));
   for (const r of out) if (r.body !== undefined) BODY_CACHE.put(cached, r.contentHash, r.body);
   for (const r of out) rememberBodyHash(r.body, r.contentHash);
@@ -332,42 +318,63 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
 }
 
 /**
- * Fills the emptied record lists of `row`'s body from the stored row, in parts: one cursor per list
- * over `jsonb_array_elements … with ordinality`, {@link SEED_STREAM}.part records a fetch, each
- * record parsed on its own. Inside the caller's transaction when it is one (the publish: the same
- * snapshot as the body); else in a transaction of its own, where the row (found by its slot and
- * content hash) may be gone: false then, and the body is read again whole.
+ * A seed body read in parts: one cursor over its top-level members (`jsonb_each`, in the order the
+ * store keeps them — the order of its JSON text), a record list's elements each a row of its own
+ * (`jsonb_array_elements … with ordinality`), {@link SEED_STREAM}.part rows a fetch, each value
+ * parsed on its own, the body rebuilt member by member: the same value as the whole body parsed.
+ * Inside the caller's transaction when it is one (the publish: the snapshot the row came from);
+ * else in a transaction of its own, where the row (found by its slot and content hash) may be
+ * gone: undefined then.
  */
-async function readRecordParts(db: Kysely<BvlDatabase>, tenant: string, row: SelectedRow): Promise<boolean> {
-  const read = async (trx: Kysely<BvlDatabase>): Promise<boolean> => {
-    const body = row.body as Record<string, unknown>;
-    for (const key of RECORD_KEYS) {
-      const expected = row[`n_${key}`];
-      if (expected === null) continue;
-      const list: unknown[] = [];
-      await sql`declare bvl_seed_parts no scroll cursor for
-        select e.value, e.n from (select body from bvl.metadata_items where tenant_id = ${tenant} and package = ${row.package}
-          and type = ${row.type} and name = ${row.name} and state = ${row.state} and content_hash = ${row.content_hash}) as m
-        cross join lateral jsonb_array_elements(m.body -> ${key}) with ordinality as e(value, n)`.execute(trx);
-      try {
-        for (;;) {
-          const part = (await sql<{ value: unknown; n: string | number }>`fetch ${sql.raw(String(SEED_STREAM.part))} from bvl_seed_parts`.execute(trx)).rows;
-          seedStreamStats.parts++;
-          for (const p of part) {
-            // The elements come in their order; a list read out of order would be a different list.
-            if (Number(p.n) !== list.length + 1) throw new Error(`seed ${row.name}: record ${p.n} came at position ${list.length + 1}`);
+async function readBodyParts(db: Kysely<BvlDatabase>, tenant: string, row: SelectedRow): Promise<Record<string, unknown> | undefined> {
+  const read = async (trx: Kysely<BvlDatabase>): Promise<Record<string, unknown> | undefined> => {
+    await sql`declare bvl_seed_parts no scroll cursor for
+      select kv.at, kv.key, e.n, case when e.n is null then kv.value else e.value end as value
+      from (select body from bvl.metadata_items where tenant_id = ${tenant} and package = ${row.package}
+            and type = ${row.type} and name = ${row.name} and state = ${row.state} and content_hash = ${row.content_hash}) as m
+      cross join lateral jsonb_each(m.body) with ordinality as kv(key, value, at)
+      left join lateral jsonb_array_elements(case when kv.key = any(${RECORD_KEYS}::text[]) and jsonb_typeof(kv.value) = 'array' then kv.value end)
+        with ordinality as e(value, n) on true`.execute(trx);
+    const body: Record<string, unknown> = {};
+    let members = 0;
+    let at = 0;
+    let list: unknown[] | undefined;
+    try {
+      for (;;) {
+        const part = (
+          await sql<{
+            at: string | number;
+            key: string;
+            n: string | number | null;
+            value: unknown;
+          }>`fetch ${sql.raw(String(SEED_STREAM.part))} from bvl_seed_parts`.execute(trx)
+        ).rows;
+        seedStreamStats.parts++;
+        for (const p of part) {
+          // Members and elements come in their order (no sort asked: the scans keep it); out of order would be another value.
+          if (Number(p.at) < at) throw new Error(`seed ${row.name}: member "${p.key}" came out of order`);
+          at = Number(p.at);
+          if (p.n === null) {
+            body[p.key] = p.value;
+            list = undefined;
+          } else {
+            if (Number(p.n) === 1) {
+              list = [];
+              body[p.key] = list;
+            }
+            if (list === undefined || Number(p.n) !== list.length + 1) throw new Error(`seed ${row.name}: record ${p.n} of "${p.key}" came out of order`);
             list.push(p.value);
           }
-          if (part.length < SEED_STREAM.part) break;
+          members++;
         }
-      } finally {
-        await sql`close bvl_seed_parts`.execute(trx);
+        if (part.length < SEED_STREAM.part) break;
       }
-      if (list.length !== Number(expected)) return false;
-      body[key] = list;
-      seedStreamStats.lists++;
+    } finally {
+      await sql`close bvl_seed_parts`.execute(trx);
     }
-    return true;
+    if (members === 0) return undefined;
+    seedStreamStats.bodies++;
+    return body;
   };
   return db.isTransaction ? read(db) : db.transaction().execute(read);
 }
