@@ -232,7 +232,7 @@ export async function lockDrafts(trx: Kysely<BvlDatabase>, scope: PackageScope):
  * one — so the process never holds the list's text and its parsed records at once, and the
  * database never builds the whole text either. Tests lower `bytes` to run both paths on the same inputs.
  */
-export const SEED_STREAM = { bytes: 1024 * 1024, part: 5_000 };
+export const SEED_STREAM = { bytes: 256 * 1024, part: 5_000 };
 
 /** Seed bodies and parts read that way in this process: what a test reads to know the path ran. */
 export const seedStreamStats = { bodies: 0, parts: 0 };

@@ -219,55 +219,60 @@ describe('a seed read in parts', () => {
     expect(parts.rows).toHaveLength(36);
   });
 
-  it('holds no text of the records while it reads them: memory outside the heap is the same for 40,000 records and for 120,000', {
-    timeout: 600_000,
-  }, async () => {
-    // In child processes (see publish-memory-child.ts): one stages, another publishes (it never held
-    // the records). What rises outside the JS heap while
-    // the publish reads its drafts is the protocol's buffer of the seed's JSON text (PostgreSQL) or
-    // PGlite's copy of it: about 230 bytes a record when the body is read whole, a fetch's worth
-    // (a constant) when read in parts. The parsed records themselves are still held (the gate and
-    // the writer read them from the graph): that slope is reported, not bounded here.
-    const child = (args: string[], stream: 'on' | 'off') =>
-      new Promise<string>((resolve, reject) => {
-        const p = spawn(
-          process.execPath,
-          ['--expose-gc', '--conditions=development', '--import', 'tsx', join(import.meta.dirname, '../test/publish-memory-child.ts'), ...args],
-          {
-            env: { ...process.env, BVL_TEST_ENGINE: ENGINE, BVL_SEED_STREAM: stream },
-            stdio: ['ignore', 'pipe', 'inherit'],
-          },
-        );
-        let out = '';
-        p.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
+  // PostgreSQL only: on PGlite the database's memory is the process's own WebAssembly memory, which
+  // grows in steps and never shrinks, so memory outside the heap does not measure the read there
+  // (the figures for PGlite are in the seeds bench's report).
+  it.runIf(ENGINE === 'postgres')(
+    'holds no text of the records while it reads them: memory outside the heap is the same for 30,000 records and for 90,000',
+    { timeout: 900_000 },
+    async () => {
+      // In child processes (see publish-memory-child.ts): one stages, another publishes (it never held
+      // the records). What rises outside the JS heap while the publish reads its drafts is the
+      // protocol's buffer of the seed's JSON text: about 440 bytes a record when the body is read
+      // whole, a fetch's worth (a constant) when read in parts. The parsed records themselves are
+      // still held (the gate and the writer read them from the graph): that slope is reported, not
+      // bounded here.
+      const child = (args: string[], stream: 'on' | 'off') =>
+        new Promise<string>((resolve, reject) => {
+          const p = spawn(
+            process.execPath,
+            ['--expose-gc', '--conditions=development', '--import', 'tsx', join(import.meta.dirname, '../test/publish-memory-child.ts'), ...args],
+            {
+              env: { ...process.env, BVL_TEST_ENGINE: ENGINE, BVL_SEED_STREAM: stream },
+              stdio: ['ignore', 'pipe', 'inherit'],
+            },
+          );
+          let out = '';
+          p.stdout.on('data', (d: Buffer) => {
+            out += d.toString();
+          });
+          p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args[0]} exited with ${code}`))));
         });
-        p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args[0]} exited with ${code}`))));
-      });
-    const rise = async (records: number, stream: 'on' | 'off') => {
-      const tenant = uniqueTenant('mem');
-      try {
-        await child(['stage', tenant, String(records)], stream);
-        const out = await child(['publish', tenant, String(records)], stream);
-        return JSON.parse(out.trim().split('\n').pop()!) as { held: number; heap: number; external: number; rss: number };
-      } finally {
-        await child(['drop', tenant, '0'], stream).catch(() => {});
-      }
-    };
-    {
-      const slope = async (stream: 'on' | 'off') => {
-        const small = await rise(40_000, stream);
-        const large = await rise(120_000, stream);
-        return { external: (large.external - small.external) / 80_000, held: (large.held - small.held) / 80_000 };
+      const rise = async (records: number, stream: 'on' | 'off') => {
+        const tenant = uniqueTenant('mem');
+        try {
+          await child(['stage', tenant, String(records)], stream);
+          const out = await child(['publish', tenant, String(records)], stream);
+          return JSON.parse(out.trim().split('\n').pop()!) as { held: number; heap: number; external: number; rss: number };
+        } finally {
+          await child(['drop', tenant, '0'], stream).catch(() => {});
+        }
       };
-      const parts = await slope('on');
-      const whole = await slope('off');
-      console.log(
-        `[${ENGINE}] bytes a record, 40,000 → 120,000 records: outside the heap ${whole.external.toFixed(0)} whole, ${parts.external.toFixed(0)} in parts; JS heap held ${whole.held.toFixed(0)} whole, ${parts.held.toFixed(0)} in parts`,
-      );
-      // The measure can fail: read whole, the text rises with the records.
-      expect(whole.external).toBeGreaterThan(100);
-      expect(parts.external).toBeLessThan(20);
-    }
-  });
+      {
+        const slope = async (stream: 'on' | 'off') => {
+          const small = await rise(30_000, stream);
+          const large = await rise(90_000, stream);
+          return { external: (large.external - small.external) / 60_000, held: (large.held - small.held) / 60_000 };
+        };
+        const parts = await slope('on');
+        const whole = await slope('off');
+        console.log(
+          `[${ENGINE}] bytes a record, 30,000 → 90,000 records: outside the heap ${whole.external.toFixed(0)} whole, ${parts.external.toFixed(0)} in parts; JS heap held ${whole.held.toFixed(0)} whole, ${parts.held.toFixed(0)} in parts`,
+        );
+        // The measure can fail: read whole, the text rises with the records.
+        expect(whole.external).toBeGreaterThan(100);
+        expect(parts.external).toBeLessThan(20);
+      }
+    },
+  );
 });
