@@ -82,7 +82,9 @@ export {
   lockDrafts,
   readOverlay,
   readOverlayRows,
+  SEED_STREAM,
   STAGE_BATCH,
+  seedStreamStats,
   stageDrafts,
   stageTombstones,
 } from './run-drafts.ts';

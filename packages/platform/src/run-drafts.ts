@@ -225,30 +225,67 @@ export async function lockDrafts(trx: Kysely<BvlDatabase>, scope: PackageScope):
 }
 
 /**
+ * When a seed's body is read in parts (issue 21: memory flat in the row count): a seed body stored
+ * in more than `bytes` (its stored, compressed size: known without reading it) is never sent as one
+ * JSON text. It comes through a cursor, `part` values a fetch, each parsed on its own: its top-level
+ * members one by one, and the elements of each record list (`records`, `data` or `rows`) one by
+ * one — so the process never holds the list's text and its parsed records at once, and the
+ * database never builds the whole text either. Tests lower `bytes` to run both paths on the same inputs.
+ */
+export const SEED_STREAM = { bytes: 256 * 1024, part: 5_000 };
+
+/** Seed bodies and parts read that way in this process: what a test reads to know the path ran. */
+export const seedStreamStats = { bodies: 0, parts: 0 };
+
+/** The keys a seed body may hold its records under (see the graph's addSeed: records ?? data ?? rows). */
+const RECORD_KEYS = ['records', 'data', 'rows'];
+
+/** A stored row as {@link readOverlayRows} selects it; a body to read in parts comes as null, `parts` true. */
+interface SelectedRow {
+  readonly type: string;
+  readonly name: string;
+  readonly source: unknown;
+  readonly state: OverlayRow['state'];
+  readonly package: string;
+  readonly tombstone: boolean;
+  readonly content_hash: string;
+  readonly body: unknown;
+  readonly parts: boolean;
+}
+
+/**
  * The rows an overlay is built from: the tenant's active items and the drafts of `pkg` (all
  * packages' when undefined). Bodies this process already holds (by content hash) are not sent
  * again: the query returns them only for hashes it does not know, so a repeated verify reads
  * little more than names and hashes; and a body several rows share (a draft identical to its
  * published item) is sent and parsed once, the rows holding one value (bodies are never mutated).
+ * A large seed body is read in parts (see {@link SEED_STREAM}); it is the same value.
  */
 export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, pkg: string | undefined): Promise<OverlayRow[]> {
   const cached = BODY_CACHE.of(tenant);
   const known = [...cached.keys()];
-  let q = db
-    .selectFrom('bvl.metadata_items')
-    .select(['type', 'name', 'source', 'state', 'package', 'tombstone', 'content_hash'])
-    // One body per content hash: a republished seed's draft and its published item hold the same
-    // body (a replay of a million records would otherwise be read and parsed twice, and held twice).
-    .select(
-      sql<unknown>`case when content_hash = any(${known}::text[]) or row_number() over (partition by content_hash order by state, package, type, name) > 1 then null else body end`.as(
-        'body',
-      ),
-    )
-    .where('tenant_id', '=', tenant);
-  if (pkg !== undefined) q = q.where((eb) => eb.or([eb('state', '=', 'active'), eb('package', '=', pkg)]));
-  const rows = await q.orderBy('type').orderBy('name').orderBy('package').execute();
+  // One body per content hash: a republished seed's draft and its published item hold the same
+  // body (a replay of a million records would otherwise be read and parsed twice, and held twice).
+  const skip = sql`content_hash = any(${known}::text[]) or row_number() over (partition by content_hash order by state, package, type, name) > 1`;
+  // Decided by the stored size (no read of the body) before its kind (one read, of a large seed body only).
+  const parts = sql`case when type = 'seed' and pg_column_size(body) > ${SEED_STREAM.bytes} then jsonb_typeof(body) = 'object' else false end`;
+  const scoped = pkg === undefined ? sql`true` : sql`(state = 'active' or package = ${pkg})`;
+  const rows = (
+    await sql<SelectedRow>`
+      select type, name, source, state, package, tombstone, content_hash,
+        case when skip or parts then null else body end as body, not skip and parts as parts
+      from (select m.type, m.name, m.source, m.state, m.package, m.tombstone, m.content_hash, m.body, ${skip} as skip, ${parts} as parts
+            from bvl.metadata_items m where tenant_id = ${tenant} and ${scoped}) as s
+      order by type, name, package`.execute(db)
+  ).rows;
   const read = new Map<string, unknown>();
   for (const r of rows) if (r.body !== null) read.set(r.content_hash, r.body);
+  for (const r of rows) {
+    if (!r.parts) continue;
+    // A body whose row is gone (read outside the caller's snapshot) is read again whole, below.
+    const body = await readBodyParts(db, tenant, r);
+    if (body !== undefined) read.set(r.content_hash, body);
+  }
   const out = rows.map((r) => ({
     type: r.type,
     name: r.name,
@@ -278,6 +315,68 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
       }
   }
   return out;
+}
+
+/**
+ * A seed body read in parts: one cursor over its top-level members (`jsonb_each`, in the order the
+ * store keeps them — the order of its JSON text), a record list's elements each a row of its own
+ * (`jsonb_array_elements … with ordinality`), {@link SEED_STREAM}.part rows a fetch, each value
+ * parsed on its own, the body rebuilt member by member: the same value as the whole body parsed.
+ * Inside the caller's transaction when it is one (the publish: the snapshot the row came from);
+ * else in a transaction of its own, where the row (found by its slot and content hash) may be
+ * gone: undefined then.
+ */
+async function readBodyParts(db: Kysely<BvlDatabase>, tenant: string, row: SelectedRow): Promise<Record<string, unknown> | undefined> {
+  const read = async (trx: Kysely<BvlDatabase>): Promise<Record<string, unknown> | undefined> => {
+    await sql`declare bvl_seed_parts no scroll cursor for
+      select kv.at, kv.key, e.n, case when e.n is null then kv.value else e.value end as value
+      from (select body from bvl.metadata_items where tenant_id = ${tenant} and package = ${row.package}
+            and type = ${row.type} and name = ${row.name} and state = ${row.state} and content_hash = ${row.content_hash}) as m
+      cross join lateral jsonb_each(m.body) with ordinality as kv(key, value, at)
+      left join lateral jsonb_array_elements(case when kv.key = any(${RECORD_KEYS}::text[]) and jsonb_typeof(kv.value) = 'array' then kv.value end)
+        with ordinality as e(value, n) on true`.execute(trx);
+    const body: Record<string, unknown> = {};
+    let members = 0;
+    let at = 0;
+    let list: unknown[] | undefined;
+    try {
+      for (;;) {
+        const part = (
+          await sql<{
+            at: string | number;
+            key: string;
+            n: string | number | null;
+            value: unknown;
+          }>`fetch ${sql.raw(String(SEED_STREAM.part))} from bvl_seed_parts`.execute(trx)
+        ).rows;
+        seedStreamStats.parts++;
+        for (const p of part) {
+          // Members and elements come in their order (no sort asked: the scans keep it); out of order would be another value.
+          if (Number(p.at) < at) throw new Error(`seed ${row.name}: member "${p.key}" came out of order`);
+          at = Number(p.at);
+          if (p.n === null) {
+            body[p.key] = p.value;
+            list = undefined;
+          } else {
+            if (Number(p.n) === 1) {
+              list = [];
+              body[p.key] = list;
+            }
+            if (list === undefined || Number(p.n) !== list.length + 1) throw new Error(`seed ${row.name}: record ${p.n} of "${p.key}" came out of order`);
+            list.push(p.value);
+          }
+          members++;
+        }
+        if (part.length < SEED_STREAM.part) break;
+      }
+    } finally {
+      await sql`close bvl_seed_parts`.execute(trx);
+    }
+    if (members === 0) return undefined;
+    seedStreamStats.bodies++;
+    return body;
+  };
+  return db.isTransaction ? read(db) : db.transaction().execute(read);
 }
 
 /**
