@@ -271,7 +271,10 @@ describe('a seed read in parts', () => {
         );
         // The measure can fail: read whole, the text rises with the records.
         expect(whole.external).toBeGreaterThan(100);
-        expect(parts.external).toBeLessThan(20);
+        // Read in parts, no text rises with the records. The measure (memory outside the heap, one
+        // sample per process) moves by some tens of bytes a record from run to run — seen −30, 4 and
+        // 22 — while the text read whole is 240–430: the bound sits between the two.
+        expect(parts.external).toBeLessThan(64);
       }
     },
   );
