@@ -12,6 +12,13 @@ import type { EvalStatus } from './grade-attempt.ts';
 import { type AttemptKey, attemptId, batchOfTenant, type DefectFilter, EVAL_TENANT_PREFIX, type PlanEntry, plannedAttempts } from './plan-attempts.ts';
 import type { AttemptOutcome } from './summarize-batch.ts';
 
+/**
+ * Liveness is the database's clock, not a process's: heartbeats are written and judged stale by the
+ * server's `now()`, so a worker whose clock is off (another machine, or a fixed clock) neither
+ * sweeps a live batch's tenants nor keeps a dead one's.
+ */
+const DB_NOW = sql<string>`now()`;
+
 /** Who ran a batch: its suite, the subjects under test (agent × model), and the code under test. */
 export interface BatchMeta {
   readonly suite: string;
@@ -172,7 +179,7 @@ export async function createBatch(
       plan: JSON.stringify(input.plan),
       status: input.status,
       created_at: at,
-      heartbeat_at: at,
+      heartbeat_at: DB_NOW,
       subjects: JSON.stringify(
         input.subjects.map((s) => ({
           agent: s.agent,
@@ -215,7 +222,7 @@ export async function getBatch(ctx: PlatformContext, id: number): Promise<EvalBa
 
 /** Marks a batch alive (its attempts' tenants are not orphans while it beats). */
 export async function heartbeatBatch(ctx: PlatformContext, id: number): Promise<void> {
-  await ctx.db.updateTable('bvl.ai_eval_batches').set({ heartbeat_at: ctx.now().toISOString() }).where('id', '=', id).execute();
+  await ctx.db.updateTable('bvl.ai_eval_batches').set({ heartbeat_at: DB_NOW }).where('id', '=', id).execute();
 }
 
 /** Marks a batch finished (idempotent). */
@@ -223,7 +230,7 @@ export async function finishBatch(ctx: PlatformContext, id: number): Promise<voi
   const at = ctx.now().toISOString();
   await ctx.db
     .updateTable('bvl.ai_eval_batches')
-    .set({ status: 'finished', finished_at: at, heartbeat_at: at })
+    .set({ status: 'finished', finished_at: at, heartbeat_at: DB_NOW })
     .where('id', '=', id)
     .where('status', '!=', 'finished')
     .execute();
@@ -419,7 +426,7 @@ export async function listBatches(
   return (await Promise.all(rows.map((r) => getBatch(ctx, Number(r.id))))).filter((b): b is EvalBatch => b !== undefined);
 }
 
-/** A batch that stopped beating this long ago is abandoned: its attempts' tenants are orphans. */
+/** A batch that stopped beating this long ago (by the database's clock) is abandoned: its attempts' tenants are orphans. */
 export const BATCH_STALE_MS = 120_000;
 
 /**
@@ -444,7 +451,7 @@ export async function sweepEvalTenants(ctx: PlatformContext, options: { readonly
     .select('id')
     .where('id', 'in', [...byBatch.keys()])
     .where('status', '!=', 'finished')
-    .where('heartbeat_at', '>', new Date(ctx.now().getTime() - BATCH_STALE_MS))
+    .where('heartbeat_at', '>', sql<Date>`now() - make_interval(secs => ${BATCH_STALE_MS / 1000})`)
     .execute();
   const alive = new Set(live.map((r) => Number(r.id)));
   const dropped: string[] = [];

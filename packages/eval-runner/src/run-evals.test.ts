@@ -306,6 +306,10 @@ describe('statuses that are not a verdict on the build', () => {
     expect(dropped).toEqual(expect.arrayContaining([tenants[0], tenants[1], tenants[3]]));
     expect(dropped).not.toContain(tenants[2]);
     expect(await evalTenantsOf(live.id)).toEqual([tenants[2]]);
+    // Liveness is the database's clock: a sweep from a process whose clock is a day ahead (another
+    // machine; this suite's platform runs on a fixed clock) keeps the live batch's tenant all the same.
+    expect(await sweepEvalTenants({ ...platform, now: () => new Date(platform.now().getTime() + 86_400_000) })).not.toContain(tenants[2]);
+    expect(await evalTenantsOf(live.id)).toEqual([tenants[2]]);
     // A resume owns its batch: its tenants go too.
     expect(await sweepEvalTenants(platform, { batch: live.id })).toEqual([tenants[2]]);
     expect((await getBatch(platform, live.id))?.status).toBe('running');
