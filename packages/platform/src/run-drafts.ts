@@ -237,6 +237,9 @@ export const SEED_STREAM = { bytes: 256 * 1024, part: 5_000 };
 /** Seed bodies and parts read that way in this process: what a test reads to know the path ran. */
 export const seedStreamStats = { bodies: 0, parts: 0 };
 
+/** Tests only: what runs between the query of the rows and the read of a body in parts (to interleave a stage there). */
+export const seedStreamHooks: { beforeParts?: (() => Promise<void>) | undefined } = {};
+
 /** The keys a seed body may hold its records under (see the graph's addSeed: records ?? data ?? rows). */
 const RECORD_KEYS = ['records', 'data', 'rows'];
 
@@ -262,6 +265,14 @@ interface SelectedRow {
  * A large seed body is read in parts (see {@link SEED_STREAM}); it is the same value.
  */
 export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, pkg: string | undefined): Promise<OverlayRow[]> {
+  // One snapshot for the rows and the bodies read after them (in parts, or again by hash): outside a
+  // caller's transaction, a stage committed between the two would replace a draft the rows name, and
+  // its body would be read from no row. Inside one, the caller's snapshot (the publish locks its drafts).
+  if (!db.isTransaction)
+    return db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute((trx) => readOverlayRows(trx, tenant, pkg));
   const cached = BODY_CACHE.of(tenant);
   const known = [...cached.keys()];
   // One body per content hash: a republished seed's draft and its published item hold the same
@@ -282,7 +293,8 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
   for (const r of rows) if (r.body !== null) read.set(r.content_hash, r.body);
   for (const r of rows) {
     if (!r.parts) continue;
-    // A body whose row is gone (read outside the caller's snapshot) is read again whole, below.
+    await seedStreamHooks.beforeParts?.();
+    // A body whose row is gone (a caller's read-committed transaction that does not lock its rows) is read again by hash, below.
     const body = await readBodyParts(db, tenant, r);
     if (body !== undefined) read.set(r.content_hash, body);
   }
@@ -322,9 +334,8 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
  * store keeps them — the order of its JSON text), a record list's elements each a row of its own
  * (`jsonb_array_elements … with ordinality`), {@link SEED_STREAM}.part rows a fetch, each value
  * parsed on its own, the body rebuilt member by member: the same value as the whole body parsed.
- * Inside the caller's transaction when it is one (the publish: the snapshot the row came from);
- * else in a transaction of its own, where the row (found by its slot and content hash) may be
- * gone: undefined then.
+ * In the transaction the row was read in (its snapshot, see {@link readOverlayRows}); in a caller's
+ * read-committed transaction the row (found by its slot and content hash) may be gone: undefined then.
  */
 async function readBodyParts(db: Kysely<BvlDatabase>, tenant: string, row: SelectedRow): Promise<Record<string, unknown> | undefined> {
   const read = async (trx: Kysely<BvlDatabase>): Promise<Record<string, unknown> | undefined> => {
@@ -376,7 +387,7 @@ async function readBodyParts(db: Kysely<BvlDatabase>, tenant: string, row: Selec
     seedStreamStats.bodies++;
     return body;
   };
-  return db.isTransaction ? read(db) : db.transaction().execute(read);
+  return read(db);
 }
 
 /**

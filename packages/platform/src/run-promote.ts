@@ -24,6 +24,8 @@ import type { LockTable } from './switch-locks.ts';
 export interface PublishOptions {
   /** Seeds whose `env` list lacks this are not applied (default `dev`). */
   readonly env?: string;
+  /** Seed records applied per publish (default MAX_SEED_RECORDS; see ApplySeedsOptions.maxSeedRecords). Tests pass a small one. */
+  readonly maxSeedRecords?: number;
   /** Called after each DDL step inside the transaction; tests throw here to prove a crash rolls back. */
   readonly afterDdlStep?: AfterStep;
   /**

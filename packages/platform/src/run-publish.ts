@@ -254,7 +254,14 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
   const seeds = [...graph.seeds.values()].filter((s) => promotion.seeds.has(s.name));
   let seedApplied: SeedApplied;
   try {
-    seedApplied = await applySeeds(ctx, { schema, graph, seeds, now: ctx.now(), ...(options.env ? { env: options.env } : {}) });
+    seedApplied = await applySeeds(ctx, {
+      schema,
+      graph,
+      seeds,
+      now: ctx.now(),
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.maxSeedRecords !== undefined ? { maxSeedRecords: options.maxSeedRecords } : {}),
+    });
   } catch (e) {
     // applySeeds reports every failure it meets; reaching here is a bug, reported as honestly.
     const message = `seeds not applied: ${describeDbError(e)}`;

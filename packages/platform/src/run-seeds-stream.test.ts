@@ -7,7 +7,7 @@ import { ENGINE, openTestPlatform, tenants, uniqueTenant } from '../test/test-pl
 import { BODY_CACHE } from './body-cache.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
-import { readOverlayRows, SEED_STREAM, seedStreamStats, stageDrafts } from './run-drafts.ts';
+import { readOverlayRows, SEED_STREAM, seedStreamHooks, seedStreamStats, stageDrafts } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
 
 // A seed's long record list is read in parts (issue 21: memory flat in the row count): the body,
@@ -127,6 +127,41 @@ describe('a seed read in parts', () => {
       expect(parts.parts).toBeGreaterThan(7 * 2);
       expect(parts.value).toEqual(whole.value);
     }
+  });
+
+  it('reads a body in parts from the snapshot its row came from, when a stage replaces that draft in between', async () => {
+    const tenant = made.next('swap');
+    const scope = { tenant, package: 'app' };
+    const stack = (title: string) =>
+      collectStack(
+        { objects: OBJECTS, data: [{ object: 'row', externalId: 'code', records: Array.from({ length: 9 }, (_, i) => ({ code: `C${i}`, title })) }] },
+        { draft: true },
+      );
+    await stageDrafts(platform, scope, stack('before'));
+    BODY_CACHE.of(tenant).clear();
+    let staged: Promise<unknown> | undefined;
+    seedStreamHooks.beforeParts = async () => {
+      if (staged) return;
+      // Another caller replaces the seed's draft between the rows' query and the parts read. On
+      // PGlite (one connection) the read's transaction holds the connection: the stage waits for it.
+      staged = stageDrafts(platform, scope, stack('after'));
+      await Promise.race([staged, new Promise((r) => setTimeout(r, ENGINE === 'pglite' ? 1_000 : 30_000))]);
+    };
+    try {
+      const { value: rows, bodies } = await withStream(0, () => readOverlayRows(platform.db, tenant, 'app'));
+      expect(staged).toBeDefined();
+      await staged;
+      expect(bodies).toBe(1);
+      const seed = rows.find((r) => r.type === 'seed' && r.state === 'draft');
+      expect((seed?.body as { records?: Array<{ title: string }> } | undefined)?.records?.map((r) => r.title)).toEqual(Array(9).fill('before'));
+    } finally {
+      seedStreamHooks.beforeParts = undefined;
+    }
+    // The next read sees the stage.
+    BODY_CACHE.of(tenant).clear();
+    const after = await withStream(0, () => readOverlayRows(platform.db, tenant, 'app'));
+    const seed = after.value.find((r) => r.type === 'seed' && r.state === 'draft');
+    expect((seed?.body as { records?: Array<{ title: string }> } | undefined)?.records?.[0]?.title).toBe('after');
   });
 
   /** Publishes `data` into a fresh tenant with seed bodies of more than `bytes` read in parts; the outcome, issues, seed report and rows. */

@@ -391,4 +391,39 @@ describe('applySeeds (through publish)', () => {
       seeds: [{ applied: false, reason: expect.stringMatching(/env \(prod\) does not include "dev"/) }],
     });
   });
+
+  it('refuses a seed that would pass the records limit before any of its rows is written, and writes the seeds within it', async () => {
+    const t = made.next();
+    const cats = { object: 'cat', externalId: 'name', records: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] };
+    const contacts = { object: 'contact', externalId: 'email', records: [{ email: 'x@a', acct: 'A1' }] };
+    // 3 + 2 records fill a limit of 5 exactly; the contact seed's one record would pass it.
+    const applied = await publish(t, [cats, accounts, contacts], { maxSeedRecords: 5 });
+    expect(applied).toMatchObject({ success: false, inserted: 5, updated: 0, errorsOmitted: 0 });
+    expect(applied.seeds.map((s) => [s.object, s.applied, s.inserted, s.failed])).toEqual([
+      ['acct', true, 2, 0],
+      ['cat', true, 3, 0],
+      ['contact', false, 0, 1],
+    ]);
+    expect(applied.errors).toEqual([
+      {
+        seed: applied.seeds[2]!.seed,
+        object: 'contact',
+        recordIndex: -1,
+        message: 'not applied: 1 records would pass the limit of 5 seed records per publish',
+      },
+    ]);
+    expect(await rows(t, 'cat')).toHaveLength(3);
+    expect(await rows(t, 'acct')).toHaveLength(2);
+    expect(await rows(t, 'contact')).toEqual([]);
+    // The writer on its own, through its option: a seed larger than the whole limit writes nothing.
+    const direct = await applySeeds(platform, {
+      schema: tenantSchema(t),
+      graph: buildGraph(collectStack({ objects: OBJECTS, data: [{ ...contacts, records: [{ email: 'y@a' }, { email: 'z@a' }] }] })).graph,
+      now: NOW,
+      maxSeedRecords: 1,
+    });
+    expect(direct).toMatchObject({ success: false, inserted: 0, seeds: [{ applied: false, failed: 2 }] });
+    expect(direct.errors[0]!.message).toBe('not applied: 2 records would pass the limit of 1 seed records per publish');
+    expect(await rows(t, 'contact')).toEqual([]);
+  });
 });

@@ -33,6 +33,8 @@ export interface ApplySeedsOptions {
    * COPY refuses; `false` writes every row by INSERT … SELECT unnest (what the bulk path is proven against).
    */
   readonly bulk?: boolean;
+  /** Records applied per call (default {@link MAX_SEED_RECORDS}): a seed that would pass it is refused whole, before any of its rows is written. Tests pass a small one. */
+  readonly maxSeedRecords?: number;
 }
 
 /**
@@ -58,7 +60,8 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
   for (const s of ordered) pending.set(s.object, (pending.get(s.object) ?? 0) + 1);
   const deferred: Deferred[] = [];
   const outcomes: SeedOutcome[] = [];
-  let budget = MAX_SEED_RECORDS;
+  const limit = options.maxSeedRecords ?? MAX_SEED_RECORDS;
+  let budget = limit;
   const nowIso = options.now.toISOString();
   let interrupted: string | undefined;
 
@@ -88,7 +91,7 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
     else if (seed.def.env && !seed.def.env.includes(env)) skip(`not applied: the seed's env (${seed.def.env.join(', ')}) does not include "${env}"`, false);
     else if (seed.invalid) skip('not applied: the seed fails its schema (see its invalid_artifact issue)', true);
     else if (!object || identifierProblem(seed.object)) skip(`not applied: object "${seed.object}" does not exist`, true);
-    else if (records.length > budget) skip(`not applied: ${records.length} records would pass the limit of ${MAX_SEED_RECORDS} seed records per publish`, true);
+    else if (records.length > budget) skip(`not applied: ${records.length} records would pass the limit of ${limit} seed records per publish`, true);
     else {
       budget -= records.length;
       (outcome as { applied: boolean }).applied = true;
