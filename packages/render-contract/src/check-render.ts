@@ -1,8 +1,8 @@
 import { type BuildIssue, makeIssue, sortIssues } from '@bvl/build-issue';
 import { type DatasetNode, type Graph, isUnderRefusal, mayBeHidden, pointer, viewRefusals, widgetRefusals } from '@bvl/metadata';
 import { checkInertFields } from './check-inert-fields.ts';
-import { checkView } from './check-view.ts';
-import { checkWidget } from './check-widget.ts';
+import { viewIssues } from './check-view.ts';
+import { widgetIssues } from './check-widget.ts';
 import { problemIssue } from './compile-dataset.ts';
 import type { ComponentRegistry } from './component-registry.ts';
 import { planDataset } from './dataset-planner.ts';
@@ -58,7 +58,7 @@ function check(graph: Graph, options: CheckRenderOptions): RenderCheck {
     if (view.invalid) continue;
     const refused = viewRefusals(view, graph.spec).map((r) => r.path);
     if (refused.includes('/type')) continue;
-    issues.push(...accepted(checkView(view, graph, registry).issues, refused));
+    issues.push(...accepted(viewIssues(view, graph, registry), refused));
     schemas++;
   }
 
@@ -73,8 +73,8 @@ function check(graph: Graph, options: CheckRenderOptions): RenderCheck {
       const named = widget.def.dataset === undefined ? undefined : graph.datasets.get(widget.def.dataset);
       const dataset = named && !named.invalid ? named : undefined;
       const refused = widgetRefusals(widget, dashboard, graph.spec).map((r) => r.path);
-      if (!refused.includes(pointer('widgets', widget.index, 'type'))) {
-        issues.push(...accepted(checkWidget(widget, dataset, dashboard, registry).issues, refused));
+      if (refused.length === 0 || !refused.includes(pointer('widgets', widget.index, 'type'))) {
+        issues.push(...accepted(widgetIssues(widget, dataset, dashboard, registry), refused));
         schemas++;
       }
       // Without a filter or query options, a widget's selection is a subset of its dataset's (unknown
@@ -128,6 +128,6 @@ function check(graph: Graph, options: CheckRenderOptions): RenderCheck {
 }
 
 /** The issues not at or under a path the spec refuses. */
-function accepted(issues: readonly BuildIssue[], refused: readonly string[]): BuildIssue[] {
-  return refused.length === 0 ? [...issues] : issues.filter((i) => !refused.some((r) => isUnderRefusal(i.path ?? '', r)));
+function accepted(issues: readonly BuildIssue[], refused: readonly string[]): readonly BuildIssue[] {
+  return refused.length === 0 ? issues : issues.filter((i) => !refused.some((r) => isUnderRefusal(i.path ?? '', r)));
 }

@@ -2,9 +2,10 @@ import { type BuildIssue, makeIssue } from '@bvl/build-issue';
 import { clearWinner, type DashboardNode, type DatasetNode, didYouMean, pointer, type WidgetNode } from '@bvl/metadata';
 import type { Checked } from './check-view.ts';
 import { type Arity, type ComponentRegistry, isRegistered, type ShapePart, shapeOf } from './component-registry.ts';
+import type { ComponentSchema } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
 import { describeArity, partCounts, type ShapeCounts, type ShapeFinding, shapeFindings } from './shape-findings.ts';
-import { translateWidget, widgetTypeOf } from './translate-widget.ts';
+import { drawnComponent, translateWidget, WIDGET_BASE_PROPS, widgetTypeOf } from './translate-widget.ts';
 
 /**
  * Translates a widget and judges the result against the renderer profile: a chart type it does not
@@ -20,6 +21,31 @@ export function checkWidget(
   registry: ComponentRegistry = DEFAULT_REGISTRY,
 ): Checked {
   const schema = translateWidget(widget, dataset, dashboard, registry);
+  return { schema, issues: judgeWidget(widget, dataset, dashboard, registry, schema) };
+}
+
+/**
+ * The issues of {@link checkWidget} without the component schema: what they look at of the
+ * translation is the component the widget is drawn as and its variant prop, so only those are
+ * worked out (unless the variant prop shares a name with another prop of the translation: then the
+ * whole translation is made, so the value read is always translateWidget's). L2's pass over a graph.
+ */
+export function widgetIssues(
+  widget: WidgetNode,
+  dataset: DatasetNode | undefined,
+  dashboard: DashboardNode,
+  registry: ComponentRegistry = DEFAULT_REGISTRY,
+): BuildIssue[] {
+  return judgeWidget(widget, dataset, dashboard, registry);
+}
+
+function judgeWidget(
+  widget: WidgetNode,
+  dataset: DatasetNode | undefined,
+  dashboard: DashboardNode,
+  registry: ComponentRegistry,
+  schema?: ComponentSchema,
+): BuildIssue[] {
   const issues: BuildIssue[] = [];
   const def = widget.def;
   const { type, entry, fallback } = widgetTypeOf(widget, registry);
@@ -47,9 +73,10 @@ export function checkWidget(
         ...(winner ? { patch: [{ op: 'replace' as const, path: at('type'), value: winner }] } : {}),
       }),
     );
-    if (!entry) return { schema, issues };
+    if (!entry) return issues;
   }
-  const component = schema.type ?? entry.component;
+  const drawnAs = schema ? undefined : drawnComponent(widget, entry, registry);
+  const component = schema ? (schema.type ?? entry.component) : drawnAs!.component;
   if (!isRegistered(registry, component)) {
     issues.push(
       makeIssue({
@@ -60,7 +87,7 @@ export function checkWidget(
         path: at('type'),
       }),
     );
-    return { schema, issues };
+    return issues;
   }
 
   const dims = def.dimensions ?? [];
@@ -69,12 +96,17 @@ export function checkWidget(
   const own = shapeFindings(shapeOf(registry, entry.component, entry.variant), counts);
   const redirected = component !== entry.component;
   const variantProp = registry.components[component]?.variantProp;
-  const drawn = redirected ? shapeFindings(shapeOf(registry, component, variantProp ? schema.props[variantProp] : undefined), counts) : [];
+  const variantOf = (prop: string): unknown => {
+    if (schema) return schema.props[prop];
+    if (drawnAs!.variant !== undefined) return drawnAs!.variant;
+    return WIDGET_BASE_PROPS.has(prop) ? translateWidget(widget, dataset, dashboard, registry).props[prop] : undefined;
+  };
+  const drawn = redirected ? shapeFindings(shapeOf(registry, component, variantProp ? variantOf(variantProp) : undefined), counts) : [];
   // A query drawn as another component (a chart with no dimension is a KPI tile) meets that component's rules, not the chart's.
   const redirect = own.find((f) => f.rule.drawAs && f.rule.outcome === 'degrades');
-  const findings = (redirected && redirect ? [redirect, ...drawn] : own).sort((a, b) =>
-    a.rule.outcome === b.rule.outcome ? 0 : a.rule.outcome === 'refuses' ? -1 : 1,
-  );
+  // shapeFindings lists refusals first already.
+  const findings =
+    redirected && redirect ? [redirect, ...drawn].sort((a, b) => (a.rule.outcome === b.rule.outcome ? 0 : a.rule.outcome === 'refuses' ? -1 : 1)) : own;
   const refusal = findings.find((f) => f.rule.outcome === 'refuses');
   const describe = (f: ShapeFinding): string => describeFinding(f, counts);
   const declared = (names: Iterable<string>) => (dataset ? ` (dataset "${dataset.name}" has: ${[...names].join(', ') || 'none'})` : '');
@@ -124,7 +156,7 @@ export function checkWidget(
       );
     }
   }
-  return { schema, issues };
+  return issues;
 }
 
 const partName = (part: ShapePart): string => (part === 'columns' ? 'dimensions and measures together' : part);
