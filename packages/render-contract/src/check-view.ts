@@ -40,9 +40,12 @@ export function viewIssues(view: ViewNode, graph: Graph, registry: ComponentRegi
 function bindingProps(view: ViewNode, graph: Graph, registry: ComponentRegistry, entry: ViewTypeEntry): Readonly<Record<string, unknown>> {
   if (sharesBaseProp(registry, entry)) return translateView(view, graph, registry).props;
   const props: Record<string, unknown> = {};
-  bindProps(viewBody(view), view.object ? graph.objects.get(view.object) : undefined, entry, props);
+  // Set or not is all the checks ask of a bound field (resolveFieldOf gives every name a value).
+  bindProps(viewBody(view), view.object ? graph.objects.get(view.object) : undefined, entry, props, boundField);
   return props;
 }
+
+const boundField = (): unknown => true;
 
 /** Whether a binding prop of the type (bound or required) is also a prop translateView sets otherwise: per registry entry, once. */
 const sharing = new WeakMap<ViewTypeEntry, WeakMap<ComponentRegistry, boolean>>();

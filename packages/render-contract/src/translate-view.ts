@@ -110,9 +110,16 @@ export const VIEW_BASE_PROPS: ReadonlySet<string> = new Set([
 /**
  * The type's block (kanban, calendar, …) as binding props, written into `props`: read from other
  * blocks too where the renderer does, inferred where it picks a field itself (then named in
- * `props.inferred`). The part of a view's translation that its binding checks look at.
+ * `props.inferred`). The part of a view's translation that its binding checks look at; they ask
+ * only whether a prop is set, so they pass a `resolve` that does not resolve the field.
  */
-export function bindProps(body: Record<string, unknown>, object: ObjectNode | undefined, entry: ViewTypeEntry, props: Record<string, unknown>): void {
+export function bindProps(
+  body: Record<string, unknown>,
+  object: ObjectNode | undefined,
+  entry: ViewTypeEntry,
+  props: Record<string, unknown>,
+  resolve: (object: ObjectNode | undefined, name: string) => unknown = resolveFieldOf,
+): void {
   if (!entry.block || !entry.bind) return;
   const inferred: Record<string, string> = {};
   let anyInferred = false;
@@ -123,7 +130,7 @@ export function bindProps(body: Record<string, unknown>, object: ObjectNode | un
     if (value === undefined) {
       const guess = spec.infer === 'status-field' ? detectStatusField(object) : undefined;
       if (guess !== undefined) {
-        props[prop] = resolveFieldOf(object, guess);
+        props[prop] = resolve(object, guess);
         inferred[prop] = guess;
         anyInferred = true;
       }
@@ -131,9 +138,9 @@ export function bindProps(body: Record<string, unknown>, object: ObjectNode | un
     }
     if (spec.kind === 'value') props[prop] = value;
     else if (spec.kind === 'field') {
-      if (typeof value === 'string') props[prop] = resolveFieldOf(object, value);
+      if (typeof value === 'string') props[prop] = resolve(object, value);
     } else if (Array.isArray(value)) {
-      props[prop] = value.filter((v): v is string => typeof v === 'string').map((v) => resolveFieldOf(object, v));
+      props[prop] = value.filter((v): v is string => typeof v === 'string').map((v) => resolve(object, v));
     }
   }
   if (anyInferred) props.inferred = inferred;
