@@ -39,6 +39,7 @@ export function viewIssues(view: ViewNode, graph: Graph, registry: ComponentRegi
 /** The props of the view's translation its binding checks read: `schemaProps` when there, else the type's bindings only. */
 function bindingProps(view: ViewNode, graph: Graph, registry: ComponentRegistry, entry: ViewTypeEntry): Readonly<Record<string, unknown>> {
   if (sharesBaseProp(registry, entry)) return translateView(view, graph, registry).props;
+  if (!entry.block || !entry.bind) return NO_PROPS;
   const props: Record<string, unknown> = {};
   // Set or not is all the checks ask of a bound field (resolveFieldOf gives every name a value).
   bindProps(viewBody(view), view.object ? graph.objects.get(view.object) : undefined, entry, props, boundField);
@@ -46,6 +47,7 @@ function bindingProps(view: ViewNode, graph: Graph, registry: ComponentRegistry,
 }
 
 const boundField = (): unknown => true;
+const NO_PROPS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Whether a binding prop of the type (bound or required) is also a prop translateView sets otherwise: per registry entry, once. */
 const sharing = new WeakMap<ViewTypeEntry, WeakMap<ComponentRegistry, boolean>>();
@@ -123,10 +125,12 @@ function bindingIssues(
   entry: ViewTypeEntry,
 ): BuildIssue[] {
   const component = registry.components[entry.component];
-  const base = { artifact: { type: 'view', name: view.name }, draft: view.draft };
   const blockName = entry.block;
-  const inferred = isRecord(props.inferred) ? (props.inferred as Record<string, string>) : {};
   const missing = unboundSet(component, (p) => props[p] !== undefined);
+  // Bound as it should be, nothing guessed: most views.
+  if ((!missing || !blockName) && !isRecord(props.inferred)) return [];
+  const base = { artifact: { type: 'view', name: view.name }, draft: view.draft };
+  const inferred = isRecord(props.inferred) ? (props.inferred as Record<string, string>) : {};
   if (!missing || !blockName) {
     return Object.entries(inferred).map(([prop, field]) => {
       const from = entry.bind?.[prop]?.from ?? prop;

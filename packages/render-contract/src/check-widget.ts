@@ -49,13 +49,8 @@ function judgeWidget(
   const issues: BuildIssue[] = [];
   const def = widget.def;
   const { type, entry, fallback } = widgetTypeOf(widget, registry);
+  // Built only for an issue (almost every widget has none): the pointer, the issue base, the subject.
   const at = (...rest: Array<string | number>) => pointer('widgets', widget.index, ...rest);
-  const base = {
-    artifact: { type: 'dashboard', name: dashboard.name },
-    ref: { type: 'dashboard', name: dashboard.name, member: widget.id },
-    draft: dashboard.draft,
-  };
-  const who = `Widget "${widget.id}" of dashboard "${dashboard.name}"`;
 
   if (!entry || fallback) {
     const chartTypes = Object.keys(registry.widgets.types);
@@ -63,10 +58,10 @@ function judgeWidget(
     issues.push(
       makeIssue({
         code: fallback ? 'widget_type_fallback' : 'unknown_widget_type',
-        ...base,
+        ...issueBase(widget, dashboard),
         message: fallback
-          ? `${who} has type "${type}", which is not a chart type ${registry.name} draws: ${fallback.does}, not the ${type} that was asked for.`
-          : `${who} has type "${type}", which is not a chart type: the dashboard has no component for it and shows a red "Unknown component type" box in its place.`,
+          ? `${whoIs(widget, dashboard)} has type "${type}", which is not a chart type ${registry.name} draws: ${fallback.does}, not the ${type} that was asked for.`
+          : `${whoIs(widget, dashboard)} has type "${type}", which is not a chart type: the dashboard has no component for it and shows a red "Unknown component type" box in its place.`,
         fix: `Set the type of widget "${widget.id}" to one of: ${chartTypes.join(', ')}.`,
         path: at('type'),
         suggestions: didYouMean(type, chartTypes),
@@ -81,8 +76,8 @@ function judgeWidget(
     issues.push(
       makeIssue({
         code: 'unknown_component',
-        ...base,
-        message: `${who} of type "${type}" translates to component "${component}", which the ${registry.name} component registry does not register, so the dashboard shows a red "Unknown component type" box.`,
+        ...issueBase(widget, dashboard),
+        message: `${whoIs(widget, dashboard)} of type "${type}" translates to component "${component}", which the ${registry.name} component registry does not register, so the dashboard shows a red "Unknown component type" box.`,
         fix: `Use a chart type whose component is registered, or register "${component}" in the ${registry.name} registry.`,
         path: at('type'),
       }),
@@ -122,10 +117,10 @@ function judgeWidget(
     issues.push(
       makeIssue({
         code: 'unsatisfiable_query_shape',
-        ...base,
+        ...issueBase(widget, dashboard),
         message: refusal.arity
-          ? `${who} is a ${type} with ${refusal.count} ${partName(refusal.part)}, but a ${type} shows ${describeArity(refusal.arity)} ${partName(refusal.part)}: it renders as an empty widget.`
-          : `${who} is a ${type} with ${describe(refusal)}: ${refusal.rule.does}.`,
+          ? `${whoIs(widget, dashboard)} is a ${type} with ${refusal.count} ${partName(refusal.part)}, but a ${type} shows ${describeArity(refusal.arity)} ${partName(refusal.part)}: it renders as an empty widget.`
+          : `${whoIs(widget, dashboard)} is a ${type} with ${describe(refusal)}: ${refusal.rule.does}.`,
         fix: fixFor(refusal, widget.id, declared(refusal.part === 'dimensions' ? (dataset?.dimensions.keys() ?? []) : (dataset?.measures.keys() ?? []))),
         path: pathOf(refusal),
       }),
@@ -135,8 +130,8 @@ function judgeWidget(
       issues.push(
         makeIssue({
           code: 'query_shape_degraded',
-          ...base,
-          message: `${who} is a ${type} with ${describe(f)}: ${registry.name} draws it, but ${f.rule.does}.`,
+          ...issueBase(widget, dashboard),
+          message: `${whoIs(widget, dashboard)} is a ${type} with ${describe(f)}: ${registry.name} draws it, but ${f.rule.does}.`,
           fix: fixFor(f, widget.id, declared(f.part === 'dimensions' ? (dataset?.dimensions.keys() ?? []) : (dataset?.measures.keys() ?? []))),
           path: pathOf(f),
         }),
@@ -148,8 +143,8 @@ function judgeWidget(
       issues.push(
         makeIssue({
           code: 'count_only_table',
-          ...base,
-          message: `${who} is a ${type} that selects only count measures (${values.join(', ')}) and no dimension, so it shows a single row with the totals instead of a list of records.`,
+          ...issueBase(widget, dashboard),
+          message: `${whoIs(widget, dashboard)} is a ${type} that selects only count measures (${values.join(', ')}) and no dimension, so it shows a single row with the totals instead of a list of records.`,
           fix: `Add a dimension of dataset "${dataset.name}" to widget "${widget.id}" (it has: ${[...dataset.dimensions.keys()].join(', ') || 'none'}), or make it a metric widget.`,
           path: at('dimensions'),
         }),
@@ -158,6 +153,16 @@ function judgeWidget(
   }
   return issues;
 }
+
+function issueBase(widget: WidgetNode, dashboard: DashboardNode) {
+  return {
+    artifact: { type: 'dashboard', name: dashboard.name },
+    ref: { type: 'dashboard', name: dashboard.name, member: widget.id },
+    draft: dashboard.draft,
+  };
+}
+
+const whoIs = (widget: WidgetNode, dashboard: DashboardNode): string => `Widget "${widget.id}" of dashboard "${dashboard.name}"`;
 
 const partName = (part: ShapePart): string => (part === 'columns' ? 'dimensions and measures together' : part);
 
