@@ -50,11 +50,16 @@ function compileCheck(schema: z.ZodType): Check | null {
   const body = statements(gen, schema, 'v0');
   if (body === null) return null;
   // The source is generated from schema definitions only (never from input), see statements().
-  const make = new Function('ext', 'isPlainRecord', `return function check(v0) {\n${body}\nreturn true;\n};`) as (
-    ext: unknown[],
-    plain: typeof isPlainRecord,
-  ) => Check;
-  return make(gen.ext, isPlainRecord);
+  // Where code generation is disallowed (--disallow-code-generation-from-strings), zod alone judges.
+  try {
+    const make = new Function('ext', 'isPlainRecord', `return function check(v0) {\n${body}\nreturn true;\n};`) as (
+      ext: unknown[],
+      plain: typeof isPlainRecord,
+    ) => Check;
+    return make(gen.ext, isPlainRecord);
+  } catch {
+    return null;
+  }
 }
 
 /** A predicate for a nested schema, as an expression calling it (unions, lazy: tried as a whole). */
