@@ -1,7 +1,7 @@
 import { EXAMPLE_DIR, fixtureDoc, propertyRuns } from '@bvl/test-support';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { collectStack } from './collect-artifacts.ts';
 import { buildGraph } from './graph.ts';
 import { readSource } from './read-source.ts';
@@ -139,6 +139,33 @@ describe('fastCheck', () => {
     if (!bad.success) expect(bad.error.issues).toEqual(SnakeName.safeParse('Bad Name').error!.issues);
     // Three UTF-16 units but two code points: too long for zod's counting only when over the limit.
     expect(validate(LooseName.max(2), 'a😀').success).toBe(LooseName.max(2).safeParse('a😀').success);
+  });
+
+  it('generated checks read keys that are not identifiers, or that Object.prototype has, as zod does', () => {
+    const schema = z.looseObject({
+      'a"b\\c': z.string(),
+      'x y': z.number().optional(),
+      constructor: z.string().optional(),
+      toString: z.array(z.string().min(2)).optional(),
+      nested: z.record(z.string(), z.union([z.boolean(), z.looseObject({ 'k-1': z.enum(['p', 'q']) })])).optional(),
+    });
+    const check = fastCheck(schema)!;
+    expect(check).not.toBeNull();
+    const values: unknown[] = [
+      { 'a"b\\c': 's' },
+      { 'a"b\\c': 1 },
+      { 'a"b\\c': 's', 'x y': 'n' },
+      { 'a"b\\c': 's', constructor: 'c', toString: ['aaaa'] },
+      { 'a"b\\c': 's', toString: ['a'] },
+      { 'a"b\\c': 's', constructor: 1 },
+      { 'a"b\\c': 's', nested: { u: true, w: { 'k-1': 'p' } } },
+      { 'a"b\\c': 's', nested: { w: { 'k-1': 'r' } } },
+      { ab: 's' },
+    ];
+    for (const v of values) {
+      const ok = schema.safeParse(v).success;
+      expect(check(v), JSON.stringify(v)).toBe(ok);
+    }
   });
 });
 

@@ -18,140 +18,183 @@ const isPlainRecord = (v: unknown): v is Record<string, unknown> => {
  * (plain objects only; string lengths by UTF-16 units) — and a kind of schema or check it does not
  * know makes it `null`, so the schema alone is used. Zod allocates a result for every value it
  * visits; for tens of thousands of artifacts that was most of buildGraph's time and garbage.
+ *
+ * The predicate is generated as one JavaScript function per schema (objects, arrays, records,
+ * strings and optionals inlined; unions, lazy and custom schemas called), which V8 runs several
+ * times faster than a tree of closures: validation was the largest single cost of `verify`.
  */
 export function fastCheck(schema: z.ZodType): Check | null {
   if (checks.has(schema)) return checks.get(schema)!;
   checks.set(schema, null); // a cycle (z.lazy) is resolved lazily below; guard while compiling
-  const check = compile(schema);
+  const check = compileCheck(schema);
   checks.set(schema, check);
   return check;
 }
 
-function compile(schema: z.ZodType): Check | null {
+/** The source of one generated predicate: its statements, and the values they refer to (ext[i]). */
+class Gen {
+  readonly ext: unknown[] = [];
+  private vars = 0;
+  /** A value the generated code refers to, as an expression. */
+  ref(value: unknown): string {
+    this.ext.push(value);
+    return `ext[${this.ext.length - 1}]`;
+  }
+  fresh(): string {
+    return `v${++this.vars}`;
+  }
+}
+
+function compileCheck(schema: z.ZodType): Check | null {
+  const gen = new Gen();
+  const body = statements(gen, schema, 'v0');
+  if (body === null) return null;
+  // The source is generated from schema definitions only (never from input), see statements().
+  // Where code generation is disallowed (--disallow-code-generation-from-strings), zod alone judges.
+  try {
+    const make = new Function('ext', 'isPlainRecord', `return function check(v0) {\n${body}\nreturn true;\n};`) as (
+      ext: unknown[],
+      plain: typeof isPlainRecord,
+    ) => Check;
+    return make(gen.ext, isPlainRecord);
+  } catch {
+    return null;
+  }
+}
+
+/** A predicate for a nested schema, as an expression calling it (unions, lazy: tried as a whole). */
+function callOf(gen: Gen, schema: z.ZodType, v: string): string | null {
+  const check = fastCheck(schema);
+  return check ? `${gen.ref(check)}(${v})` : null;
+}
+
+/**
+ * Statements that `return false` unless the value in variable `v` passes `schema`, or null when
+ * the schema has a kind or check this compiler does not know. Only names, numbers and JSON string
+ * literals of the definition's keys reach the source; patterns, sets and functions are referenced.
+ */
+function statements(gen: Gen, schema: z.ZodType, v: string): string | null {
   const def = schema._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
   const valueChecks = (def.checks as Array<{ _zod: { def: Record<string, unknown> } }> | undefined) ?? [];
   switch (def.type) {
     case 'unknown':
     case 'any':
-      return valueChecks.length === 0 ? () => true : null;
+      return valueChecks.length === 0 ? '' : null;
     case 'boolean':
-      return valueChecks.length === 0 ? (v) => typeof v === 'boolean' : null;
+      return valueChecks.length === 0 ? `if (typeof ${v} !== 'boolean') return false;` : null;
     case 'number':
-      return valueChecks.length === 0 ? (v) => typeof v === 'number' && Number.isFinite(v) : null;
+      return valueChecks.length === 0 ? `if (typeof ${v} !== 'number' || !Number.isFinite(${v})) return false;` : null;
     case 'enum': {
       const values = new Set(Object.values(def.entries as Record<string, unknown>));
-      return valueChecks.length === 0 ? (v) => values.has(v) : null;
+      return valueChecks.length === 0 ? `if (!${gen.ref(values)}.has(${v})) return false;` : null;
     }
     case 'string': {
-      const parts = valueChecks.map((c) => lengthOrPattern(c._zod.def));
+      const parts = valueChecks.map((c) => lengthOrPattern(gen, c._zod.def, v));
       if (parts.some((p) => p === null)) return null;
-      const all = parts as Check[];
-      return (v) => {
-        if (typeof v !== 'string') return false;
-        for (const p of all) if (!p(v)) return false;
-        return true;
-      };
+      return [`if (typeof ${v} !== 'string') return false;`, ...parts].join('\n');
     }
     case 'array': {
-      const element = fastCheck(def.element as z.ZodType);
-      const parts = valueChecks.map((c) => arrayLength(c._zod.def));
-      if (!element || parts.some((p) => p === null)) return null;
-      const all = parts as Check[];
-      return (v) => {
-        if (!Array.isArray(v)) return false;
-        for (const p of all) if (!p(v)) return false;
-        for (let i = 0; i < v.length; i++) if (!element(v[i])) return false; // indices, not every(): holes are undefined to zod too
-        return true;
-      };
+      const parts = valueChecks.map((c) => arrayLength(c._zod.def, v));
+      const e = gen.fresh();
+      const i = gen.fresh();
+      const element = statements(gen, def.element as z.ZodType, e);
+      if (element === null || parts.some((p) => p === null)) return null;
+      // Indices, not every(): holes are undefined to zod too.
+      return [
+        `if (!Array.isArray(${v})) return false;`,
+        ...parts,
+        element === '' ? '' : `for (let ${i} = 0; ${i} < ${v}.length; ${i}++) {\nconst ${e} = ${v}[${i}];\n${element}\n}`,
+      ].join('\n');
     }
     case 'object': {
       if (valueChecks.length > 0) return null;
-      const shape = Object.entries((schema as unknown as z.ZodObject).shape).map(([k, s]) => [k, fastCheck(s as z.ZodType)] as const);
-      if (shape.some(([, c]) => c === null)) return null;
-      const keys = shape.map(([k]) => k);
-      const values = shape.map(([, c]) => c as Check);
       // Loose and strip objects accept the same values: unknown keys are copied or dropped, never judged.
       const catchall = def.catchall as z.ZodType | undefined;
       if (catchall && catchall._zod.def.type !== 'unknown') return null;
-      // A plain object's own value, or undefined: only a key Object.prototype also has needs hasOwn.
-      const inherited = keys.map((k) => k in Object.prototype);
-      return (v) => {
-        if (!isPlainRecord(v)) return false;
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i]!;
-          if (!values[i]!(inherited[i] && !Object.hasOwn(v, k) ? undefined : v[k])) return false;
-        }
-        return true;
-      };
+      const out = [`if (!isPlainRecord(${v})) return false;`];
+      for (const [k, s] of Object.entries((schema as unknown as z.ZodObject).shape)) {
+        const m = gen.fresh();
+        const inner = statements(gen, s as z.ZodType, m);
+        if (inner === null) return null;
+        if (inner === '') continue;
+        // zod reads `value[key]`, inherited members too: `{}` has a `constructor` (a function) to it.
+        out.push(`{\nconst ${m} = ${v}[${JSON.stringify(k)}];\n${inner}\n}`);
+      }
+      return out.join('\n');
     }
     case 'record': {
       const key = def.keyType as z.ZodType;
-      const value = fastCheck(def.valueType as z.ZodType);
-      if (key._zod.def.type !== 'string' || ((key._zod.def as { checks?: unknown[] }).checks ?? []).length > 0 || !value || valueChecks.length > 0) return null;
-      return (v) => {
-        // zod judges symbol keys too (a string key schema rejects them): leave those to it.
-        if (!isPlainRecord(v) || Object.getOwnPropertySymbols(v).length > 0) return false;
-        for (const k in v) if (Object.hasOwn(v, k) && !value(v[k])) return false;
-        return true;
-      };
+      if (key._zod.def.type !== 'string' || ((key._zod.def as { checks?: unknown[] }).checks ?? []).length > 0 || valueChecks.length > 0) return null;
+      const k = gen.fresh();
+      const m = gen.fresh();
+      const value = statements(gen, def.valueType as z.ZodType, m);
+      if (value === null) return null;
+      // zod judges symbol keys too (a string key schema rejects them): leave those to it.
+      return [
+        `if (!isPlainRecord(${v}) || Object.getOwnPropertySymbols(${v}).length > 0) return false;`,
+        value === '' ? '' : `for (const ${k} in ${v}) {\nif (!Object.hasOwn(${v}, ${k})) continue;\nconst ${m} = ${v}[${k}];\n${value}\n}`,
+      ].join('\n');
     }
-    case 'optional': {
-      const inner = fastCheck(def.innerType as z.ZodType);
-      return inner ? (v) => v === undefined || inner(v) : null;
-    }
+    case 'optional':
     case 'default': {
-      const inner = fastCheck(def.innerType as z.ZodType);
-      return inner ? (v) => v === undefined || inner(v) : null;
+      const inner = statements(gen, def.innerType as z.ZodType, v);
+      return inner === null ? null : inner === '' ? '' : `if (${v} !== undefined) {\n${inner}\n}`;
     }
     case 'nullable': {
-      const inner = fastCheck(def.innerType as z.ZodType);
-      return inner ? (v) => v === null || inner(v) : null;
+      const inner = statements(gen, def.innerType as z.ZodType, v);
+      return inner === null ? null : inner === '' ? '' : `if (${v} !== null) {\n${inner}\n}`;
     }
     case 'union': {
-      const options = (def.options as z.ZodType[]).map(fastCheck);
+      const options = (def.options as z.ZodType[]).map((o) => callOf(gen, o, v));
       if (options.some((o) => o === null)) return null;
-      const all = options as Check[];
-      return (v) => {
-        for (const o of all) if (o(v)) return true;
-        return false;
-      };
+      return `if (!(${options.join(' || ')})) return false;`;
     }
     case 'lazy': {
       const getter = def.getter as () => z.ZodType;
       let inner: Check | null | undefined;
-      return (v) => {
+      const lazy: Check = (x) => {
         inner ??= fastCheck(getter());
-        return inner?.(v) === true;
+        return inner?.(x) === true;
       };
+      return `if (!${gen.ref(lazy)}(${v})) return false;`;
     }
     case 'custom': {
       const fn = def.fn as ((v: unknown) => unknown) | undefined;
-      return fn && valueChecks.length === 0 ? (v) => Boolean(fn(v)) : null;
+      return fn && valueChecks.length === 0 ? `if (!${gen.ref(fn)}(${v})) return false;` : null;
     }
     default:
       return null;
   }
 }
 
+const integer = (n: unknown): number | null => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : null);
+
 /** A string check: length (counted in UTF-16 units, never more lenient than zod's code points) or a pattern. */
-function lengthOrPattern(c: Record<string, unknown>): Check | null {
-  if (c.check === 'max_length') return (v) => (v as string).length <= (c.maximum as number);
+function lengthOrPattern(gen: Gen, c: Record<string, unknown>, v: string): string | null {
+  if (c.check === 'max_length') {
+    const max = integer(c.maximum);
+    return max === null ? null : `if (${v}.length > ${max}) return false;`;
+  }
   // A string of n units has at least ceil(n / 2) code points; below that only zod can count.
-  if (c.check === 'min_length')
-    return (v) => (v as string).length >= 2 * (c.minimum as number) || ((c.minimum as number) <= 1 && (v as string).length >= (c.minimum as number));
+  if (c.check === 'min_length') {
+    const min = integer(c.minimum);
+    if (min === null) return null;
+    return min <= 1 ? `if (${v}.length < ${min}) return false;` : `if (${v}.length < ${2 * min}) return false;`;
+  }
   if (c.check === 'string_format' && c.format === 'regex' && c.pattern instanceof RegExp) {
-    const pattern = c.pattern;
-    return (v) => {
-      pattern.lastIndex = 0;
-      return pattern.test(v as string);
-    };
+    const pattern = gen.ref(c.pattern);
+    return c.pattern.global || c.pattern.sticky
+      ? `${pattern}.lastIndex = 0;\nif (!${pattern}.test(${v})) return false;`
+      : `if (!${pattern}.test(${v})) return false;`;
   }
   return null;
 }
 
-function arrayLength(c: Record<string, unknown>): Check | null {
-  if (c.check === 'max_length') return (v) => (v as unknown[]).length <= (c.maximum as number);
-  if (c.check === 'min_length') return (v) => (v as unknown[]).length >= (c.minimum as number);
+function arrayLength(c: Record<string, unknown>, v: string): string | null {
+  const n = integer(c.check === 'max_length' ? c.maximum : c.minimum);
+  if (n === null) return null;
+  if (c.check === 'max_length') return `if (${v}.length > ${n}) return false;`;
+  if (c.check === 'min_length') return `if (${v}.length < ${n}) return false;`;
   return null;
 }
 
@@ -160,12 +203,13 @@ function arrayLength(c: Record<string, unknown>): Check | null {
  * valid: the result is the schema's verdict and, on failure, its issues. Callers keep the raw value
  * as the definition, which is the schema's output wherever the schema has no defaults or transforms.
  */
-export function validate(schema: z.ZodType, value: unknown): { success: true } | { success: false; error: z.ZodError } {
+export function validate(schema: z.ZodType, value: unknown): { readonly success: true } | { readonly success: false; readonly error: z.ZodError } {
   const fast = fastCheck(schema);
-  if (fast?.(value)) return { success: true };
+  if (fast?.(value)) return VALID;
   const r = schema.safeParse(value);
-  return r.success ? { success: true } : { success: false, error: r.error };
+  return r.success ? VALID : { success: false, error: r.error };
 }
+const VALID = Object.freeze({ success: true } as const);
 
 /** A name that becomes a SQL identifier: snake_case, at most 63 bytes (Postgres' limit). */
 export const SnakeName = z

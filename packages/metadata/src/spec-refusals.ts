@@ -20,6 +20,12 @@ export type SpecRefusal = {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const own = (o: object, k: string): boolean => Object.hasOwn(o, k);
 
+/** Whether `body` holds a key the spec retired: almost no body does, so this is asked before any list is built. */
+function holdsRetired(body: Record<string, unknown>, retired: Readonly<Record<string, RetiredKey>>): boolean {
+  for (const key in retired) if (own(body, key)) return true;
+  return false;
+}
+
 function retiredKeys(
   body: Record<string, unknown>,
   spec: SpecProfile,
@@ -29,14 +35,6 @@ function retiredKeys(
   base: Pick<SpecRefusal, 'artifact' | 'member'>,
 ): SpecRefusal[] {
   const retired = spec.retired[surface];
-  // Almost no body holds a retired key: find none without building the list.
-  let any = false;
-  for (const key in retired)
-    if (own(body, key)) {
-      any = true;
-      break;
-    }
-  if (!any) return [];
   return Object.keys(retired)
     .filter((key) => own(body, key))
     .sort()
@@ -47,15 +45,26 @@ function retiredKeys(
 export function viewRefusals(view: ViewNode, spec: SpecProfile): SpecRefusal[] {
   const body = view.kind === 'form' ? view.form : view.list;
   if (view.invalid || !isRecord(body)) return [];
+  const surface = view.kind === 'form' ? 'formView' : 'listView';
+  const allowed = view.kind === 'form' ? spec.formViewTypes : spec.listViewTypes;
+  const type = body.type;
+  const badType = typeof type === 'string' && !allowed.includes(type);
+  const retired = holdsRetired(body, spec.retired[surface]);
+  let missing = false;
+  if (view.kind === 'list')
+    for (const block in spec.requiredBlockKeys) {
+      if (!Object.hasOwn(spec.requiredBlockKeys, block)) continue;
+      const b = body[block];
+      if (isRecord(b) && spec.requiredBlockKeys[block]!.some((key) => typeof b[key] !== 'string' || b[key] === '')) missing = true;
+    }
+  // Almost every view is refused nothing: say so without building anything.
+  if (!badType && !retired && !missing) return [];
   const base = { artifact: { type: 'view', name: view.name } } as const;
   const out: SpecRefusal[] = [];
   const schema = view.kind === 'form' ? 'FormViewSchema' : 'ListViewSchema';
-  const allowed = view.kind === 'form' ? spec.formViewTypes : spec.listViewTypes;
-  const type = body.type;
-  if (typeof type === 'string' && !allowed.includes(type))
-    out.push({ ...base, kind: 'not-in-enum', value: type, allowed, what: `${view.kind} view type`, path: '/type', rule: `${schema}.type` });
-  out.push(...retiredKeys(body, spec, view.kind === 'form' ? 'formView' : 'listView', schema, (k) => pointer(k), base));
-  if (view.kind === 'list')
+  if (badType) out.push({ ...base, kind: 'not-in-enum', value: type, allowed, what: `${view.kind} view type`, path: '/type', rule: `${schema}.type` });
+  if (retired) out.push(...retiredKeys(body, spec, surface, schema, (k) => pointer(k), base));
+  if (missing)
     for (const block in spec.requiredBlockKeys) {
       if (!Object.hasOwn(spec.requiredBlockKeys, block)) continue;
       const keys = spec.requiredBlockKeys[block]!;
@@ -71,10 +80,13 @@ export function viewRefusals(view: ViewNode, spec: SpecProfile): SpecRefusal[] {
 
 /** What the spec refuses in one widget: its chart type and its retired keys. */
 export function widgetRefusals(widget: WidgetNode, dashboard: DashboardNode, spec: SpecProfile): SpecRefusal[] {
+  const type = widget.def.type;
+  const badType = typeof type === 'string' && !spec.widgetTypes.includes(type);
+  const retired = holdsRetired(widget.def, spec.retired.widget);
+  if (!badType && !retired) return [];
   const base = { artifact: { type: 'dashboard', name: dashboard.name }, member: widget.id } as const;
   const out: SpecRefusal[] = [];
-  const type = widget.def.type;
-  if (typeof type === 'string' && !spec.widgetTypes.includes(type))
+  if (badType)
     out.push({
       ...base,
       kind: 'not-in-enum',
@@ -84,26 +96,37 @@ export function widgetRefusals(widget: WidgetNode, dashboard: DashboardNode, spe
       path: pointer('widgets', widget.index, 'type'),
       rule: 'ChartTypeSchema',
     });
-  out.push(...retiredKeys(widget.def, spec, 'widget', 'DashboardWidgetSchema', (k) => pointer('widgets', widget.index, k), base));
+  if (retired) out.push(...retiredKeys(widget.def, spec, 'widget', 'DashboardWidgetSchema', (k) => pointer('widgets', widget.index, k), base));
   return out;
 }
 
 /** What the spec refuses in one dashboard: its own retired keys, then each widget's refusals. */
 export function dashboardRefusals(dashboard: DashboardNode, spec: SpecProfile): SpecRefusal[] {
   if (dashboard.invalid) return [];
-  const base = { artifact: { type: 'dashboard', name: dashboard.name } } as const;
-  return [
-    ...retiredKeys(dashboard.def, spec, 'dashboard', 'DashboardSchema', (k) => pointer(k), base),
-    ...dashboard.widgets.flatMap((w) => widgetRefusals(w, dashboard, spec)),
-  ];
+  const out: SpecRefusal[] = [];
+  if (holdsRetired(dashboard.def, spec.retired.dashboard)) {
+    const base = { artifact: { type: 'dashboard', name: dashboard.name } } as const;
+    out.push(...retiredKeys(dashboard.def, spec, 'dashboard', 'DashboardSchema', (k) => pointer(k), base));
+  }
+  for (const w of dashboard.widgets) {
+    const refusals = widgetRefusals(w, dashboard, spec);
+    if (refusals.length > 0) out.push(...refusals);
+  }
+  return out;
 }
 
 /** Every refusal of the graph's target spec, views then dashboards, in graph order. */
 export function specRefusals(graph: Graph): SpecRefusal[] {
-  return [
-    ...[...graph.views.values()].flatMap((v) => viewRefusals(v, graph.spec)),
-    ...[...graph.dashboards.values()].flatMap((d) => dashboardRefusals(d, graph.spec)),
-  ];
+  const out: SpecRefusal[] = [];
+  for (const v of graph.views.values()) {
+    const refusals = viewRefusals(v, graph.spec);
+    if (refusals.length > 0) out.push(...refusals);
+  }
+  for (const d of graph.dashboards.values()) {
+    const refusals = dashboardRefusals(d, graph.spec);
+    if (refusals.length > 0) out.push(...refusals);
+  }
+  return out;
 }
 
 /** Whether `path` is `refused` or lies under it: a render finding there is about what the spec already refuses. */

@@ -1,8 +1,8 @@
 import { type BuildIssue, makeIssue, sortIssues } from '@bvl/build-issue';
-import { type DatasetNode, type Graph, isUnderRefusal, mayBeHidden, pointer, viewRefusals, widgetRefusals } from '@bvl/metadata';
+import { type DatasetNode, type Graph, isUnderRefusal, mayBeHidden, pointer, type SpecRefusal, viewRefusals, widgetRefusals } from '@bvl/metadata';
 import { checkInertFields } from './check-inert-fields.ts';
-import { checkView } from './check-view.ts';
-import { checkWidget } from './check-widget.ts';
+import { viewIssues } from './check-view.ts';
+import { widgetIssues } from './check-widget.ts';
 import { problemIssue } from './compile-dataset.ts';
 import type { ComponentRegistry } from './component-registry.ts';
 import { planDataset } from './dataset-planner.ts';
@@ -56,9 +56,9 @@ function check(graph: Graph, options: CheckRenderOptions): RenderCheck {
 
   for (const view of graph.views.values()) {
     if (view.invalid) continue;
-    const refused = viewRefusals(view, graph.spec).map((r) => r.path);
+    const refused = pathsOf(viewRefusals(view, graph.spec));
     if (refused.includes('/type')) continue;
-    issues.push(...accepted(checkView(view, graph, registry).issues, refused));
+    issues.push(...accepted(viewIssues(view, graph, registry), refused));
     schemas++;
   }
 
@@ -72,15 +72,20 @@ function check(graph: Graph, options: CheckRenderOptions): RenderCheck {
       if (mayBeHidden(graph.objects, widget.def.requiresObject)) continue;
       const named = widget.def.dataset === undefined ? undefined : graph.datasets.get(widget.def.dataset);
       const dataset = named && !named.invalid ? named : undefined;
-      const refused = widgetRefusals(widget, dashboard, graph.spec).map((r) => r.path);
-      if (!refused.includes(pointer('widgets', widget.index, 'type'))) {
-        issues.push(...accepted(checkWidget(widget, dataset, dashboard, registry).issues, refused));
+      const refused = pathsOf(widgetRefusals(widget, dashboard, graph.spec));
+      if (refused.length === 0 || !refused.includes(pointer('widgets', widget.index, 'type'))) {
+        issues.push(...accepted(widgetIssues(widget, dataset, dashboard, registry), refused));
         schemas++;
       }
       // Without a filter or query options, a widget's selection is a subset of its dataset's (unknown
       // values and dimensions are L1's unknown_measure/unknown_dimension), so compiling the dataset covers it.
-      const queryOptions = widgetQueryOptions(widget.def);
-      if ((widget.def.filter === undefined && Object.keys(queryOptions).length === 0) || !compilable(dataset) || dataset.object === undefined) continue;
+      const queryOptions = widget.def.options === undefined ? NO_QUERY_OPTIONS : widgetQueryOptions(widget.def);
+      if (
+        (widget.def.filter === undefined && (queryOptions === NO_QUERY_OPTIONS || Object.keys(queryOptions).length === 0)) ||
+        !compilable(dataset) ||
+        dataset.object === undefined
+      )
+        continue;
       const selection = {
         measures: (widget.def.values ?? []).filter((v) => dataset.measures.has(v)),
         dimensions: (widget.def.dimensions ?? []).filter((d) => dataset.dimensions.has(d)),
@@ -127,7 +132,12 @@ function check(graph: Graph, options: CheckRenderOptions): RenderCheck {
   return { issues: sortIssues(issues), checked: { schemas, compiledDatasets } };
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+/** widgetQueryOptions of a widget without `options`. */
+const NO_QUERY_OPTIONS: ReturnType<typeof widgetQueryOptions> = Object.freeze({});
+const pathsOf = (refusals: readonly SpecRefusal[]): readonly string[] => (refusals.length === 0 ? NONE : refusals.map((r) => r.path));
+
 /** The issues not at or under a path the spec refuses. */
-function accepted(issues: readonly BuildIssue[], refused: readonly string[]): BuildIssue[] {
-  return refused.length === 0 ? [...issues] : issues.filter((i) => !refused.some((r) => isUnderRefusal(i.path ?? '', r)));
+function accepted(issues: readonly BuildIssue[], refused: readonly string[]): readonly BuildIssue[] {
+  return refused.length === 0 ? issues : issues.filter((i) => !refused.some((r) => isUnderRefusal(i.path ?? '', r)));
 }

@@ -3,7 +3,7 @@ import { clearWinner, didYouMean, type Graph, pointer, type ViewNode } from '@bv
 import { bindingSets, type ComponentRegistry, isRegistered, missingBindings as unboundSet, type ViewTypeEntry } from './component-registry.ts';
 import type { ComponentSchema } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
-import { translateView, viewBody, viewTypeOf } from './translate-view.ts';
+import { bindProps, translateView, VIEW_BASE_PROPS, viewBody, viewTypeOf } from './translate-view.ts';
 
 /** A translation and what is wrong with it. */
 export interface Checked {
@@ -23,6 +23,46 @@ const quoteList = (xs: readonly string[]): string => xs.join(', ');
  */
 export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegistry = DEFAULT_REGISTRY): Checked {
   const schema = translateView(view, graph, registry);
+  return { schema, issues: judgeView(view, graph, registry, schema.props) };
+}
+
+/**
+ * The issues of {@link checkView} without the component schema: what they look at of the
+ * translation is the type's binding props, so only those are made (fields of columns and sections
+ * are not resolved). Where a binding prop shares a name with another prop of the translation, the
+ * whole translation is made, so the props read are always translateView's. L2's pass over a graph.
+ */
+export function viewIssues(view: ViewNode, graph: Graph, registry: ComponentRegistry = DEFAULT_REGISTRY): BuildIssue[] {
+  return judgeView(view, graph, registry);
+}
+
+/** The props of the view's translation its binding checks read: `schemaProps` when there, else the type's bindings only. */
+function bindingProps(view: ViewNode, graph: Graph, registry: ComponentRegistry, entry: ViewTypeEntry): Readonly<Record<string, unknown>> {
+  if (sharesBaseProp(registry, entry)) return translateView(view, graph, registry).props;
+  if (!entry.block || !entry.bind) return NO_PROPS;
+  const props: Record<string, unknown> = {};
+  // Set or not is all the checks ask of a bound field (resolveFieldOf gives every name a value).
+  bindProps(viewBody(view), view.object ? graph.objects.get(view.object) : undefined, entry, props, boundField);
+  return props;
+}
+
+const boundField = (): unknown => true;
+const NO_PROPS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Whether a binding prop of the type (bound or required) is also a prop translateView sets otherwise: per registry entry, once. */
+const sharing = new WeakMap<ViewTypeEntry, WeakMap<ComponentRegistry, boolean>>();
+function sharesBaseProp(registry: ComponentRegistry, entry: ViewTypeEntry): boolean {
+  let byRegistry = sharing.get(entry);
+  if (!byRegistry) sharing.set(entry, (byRegistry = new WeakMap()));
+  let shares = byRegistry.get(registry);
+  if (shares === undefined) {
+    const read = [...bindingSets(registry.components[entry.component]).flat(), ...Object.keys(entry.bind ?? {})];
+    byRegistry.set(registry, (shares = read.some((p) => VIEW_BASE_PROPS.has(p))));
+  }
+  return shares;
+}
+
+function judgeView(view: ViewNode, graph: Graph, registry: ComponentRegistry, schemaProps?: Readonly<Record<string, unknown>>): BuildIssue[] {
   const issues: BuildIssue[] = [];
   const body = viewBody(view);
   const family = registry.views[view.kind];
@@ -53,7 +93,7 @@ export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegis
         patch: [{ op: 'replace', path: '/type', value }],
       }),
     );
-    if (!entry) return { schema, issues };
+    if (!entry) return issues;
   }
   if (!isRegistered(registry, entry.component)) {
     issues.push(
@@ -65,10 +105,10 @@ export function checkView(view: ViewNode, graph: Graph, registry: ComponentRegis
         path: '/type',
       }),
     );
-    return { schema, issues };
+    return issues;
   }
-  if (!fallback) issues.push(...bindingIssues(view, graph, registry, schema, String(type), entry));
-  return { schema, issues };
+  if (!fallback) issues.push(...bindingIssues(view, graph, registry, schemaProps ?? bindingProps(view, graph, registry, entry), String(type), entry));
+  return issues;
 }
 
 function needsBinding(registry: ComponentRegistry, entry: ViewTypeEntry): boolean {
@@ -76,12 +116,21 @@ function needsBinding(registry: ComponentRegistry, entry: ViewTypeEntry): boolea
 }
 
 /** layout_without_binding: one issue for a missing block, or one per missing key of a present block; layout_binding_inferred for a guess. */
-function bindingIssues(view: ViewNode, graph: Graph, registry: ComponentRegistry, schema: ComponentSchema, type: string, entry: ViewTypeEntry): BuildIssue[] {
+function bindingIssues(
+  view: ViewNode,
+  graph: Graph,
+  registry: ComponentRegistry,
+  props: Readonly<Record<string, unknown>>,
+  type: string,
+  entry: ViewTypeEntry,
+): BuildIssue[] {
   const component = registry.components[entry.component];
-  const base = { artifact: { type: 'view', name: view.name }, draft: view.draft };
   const blockName = entry.block;
-  const inferred = isRecord(schema.props.inferred) ? (schema.props.inferred as Record<string, string>) : {};
-  const missing = unboundSet(component, (p) => schema.props[p] !== undefined);
+  const missing = unboundSet(component, (p) => props[p] !== undefined);
+  // Bound as it should be, nothing guessed: most views.
+  if ((!missing || !blockName) && !isRecord(props.inferred)) return [];
+  const base = { artifact: { type: 'view', name: view.name }, draft: view.draft };
+  const inferred = isRecord(props.inferred) ? (props.inferred as Record<string, string>) : {};
   if (!missing || !blockName) {
     return Object.entries(inferred).map(([prop, field]) => {
       const from = entry.bind?.[prop]?.from ?? prop;

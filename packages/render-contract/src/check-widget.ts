@@ -2,9 +2,10 @@ import { type BuildIssue, makeIssue } from '@bvl/build-issue';
 import { clearWinner, type DashboardNode, type DatasetNode, didYouMean, pointer, type WidgetNode } from '@bvl/metadata';
 import type { Checked } from './check-view.ts';
 import { type Arity, type ComponentRegistry, isRegistered, type ShapePart, shapeOf } from './component-registry.ts';
+import type { ComponentSchema } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
 import { describeArity, partCounts, type ShapeCounts, type ShapeFinding, shapeFindings } from './shape-findings.ts';
-import { translateWidget, widgetTypeOf } from './translate-widget.ts';
+import { drawnComponent, translateWidget, WIDGET_BASE_PROPS, widgetTypeOf } from './translate-widget.ts';
 
 /**
  * Translates a widget and judges the result against the renderer profile: a chart type it does not
@@ -20,16 +21,36 @@ export function checkWidget(
   registry: ComponentRegistry = DEFAULT_REGISTRY,
 ): Checked {
   const schema = translateWidget(widget, dataset, dashboard, registry);
+  return { schema, issues: judgeWidget(widget, dataset, dashboard, registry, schema) };
+}
+
+/**
+ * The issues of {@link checkWidget} without the component schema: what they look at of the
+ * translation is the component the widget is drawn as and its variant prop, so only those are
+ * worked out (unless the variant prop shares a name with another prop of the translation: then the
+ * whole translation is made, so the value read is always translateWidget's). L2's pass over a graph.
+ */
+export function widgetIssues(
+  widget: WidgetNode,
+  dataset: DatasetNode | undefined,
+  dashboard: DashboardNode,
+  registry: ComponentRegistry = DEFAULT_REGISTRY,
+): BuildIssue[] {
+  return judgeWidget(widget, dataset, dashboard, registry);
+}
+
+function judgeWidget(
+  widget: WidgetNode,
+  dataset: DatasetNode | undefined,
+  dashboard: DashboardNode,
+  registry: ComponentRegistry,
+  schema?: ComponentSchema,
+): BuildIssue[] {
   const issues: BuildIssue[] = [];
   const def = widget.def;
   const { type, entry, fallback } = widgetTypeOf(widget, registry);
+  // Built only for an issue (almost every widget has none): the pointer, the issue base, the subject.
   const at = (...rest: Array<string | number>) => pointer('widgets', widget.index, ...rest);
-  const base = {
-    artifact: { type: 'dashboard', name: dashboard.name },
-    ref: { type: 'dashboard', name: dashboard.name, member: widget.id },
-    draft: dashboard.draft,
-  };
-  const who = `Widget "${widget.id}" of dashboard "${dashboard.name}"`;
 
   if (!entry || fallback) {
     const chartTypes = Object.keys(registry.widgets.types);
@@ -37,30 +58,31 @@ export function checkWidget(
     issues.push(
       makeIssue({
         code: fallback ? 'widget_type_fallback' : 'unknown_widget_type',
-        ...base,
+        ...issueBase(widget, dashboard),
         message: fallback
-          ? `${who} has type "${type}", which is not a chart type ${registry.name} draws: ${fallback.does}, not the ${type} that was asked for.`
-          : `${who} has type "${type}", which is not a chart type: the dashboard has no component for it and shows a red "Unknown component type" box in its place.`,
+          ? `${whoIs(widget, dashboard)} has type "${type}", which is not a chart type ${registry.name} draws: ${fallback.does}, not the ${type} that was asked for.`
+          : `${whoIs(widget, dashboard)} has type "${type}", which is not a chart type: the dashboard has no component for it and shows a red "Unknown component type" box in its place.`,
         fix: `Set the type of widget "${widget.id}" to one of: ${chartTypes.join(', ')}.`,
         path: at('type'),
         suggestions: didYouMean(type, chartTypes),
         ...(winner ? { patch: [{ op: 'replace' as const, path: at('type'), value: winner }] } : {}),
       }),
     );
-    if (!entry) return { schema, issues };
+    if (!entry) return issues;
   }
-  const component = schema.type ?? entry.component;
+  const drawnAs = schema ? undefined : drawnComponent(widget, entry, registry);
+  const component = schema ? (schema.type ?? entry.component) : drawnAs!.component;
   if (!isRegistered(registry, component)) {
     issues.push(
       makeIssue({
         code: 'unknown_component',
-        ...base,
-        message: `${who} of type "${type}" translates to component "${component}", which the ${registry.name} component registry does not register, so the dashboard shows a red "Unknown component type" box.`,
+        ...issueBase(widget, dashboard),
+        message: `${whoIs(widget, dashboard)} of type "${type}" translates to component "${component}", which the ${registry.name} component registry does not register, so the dashboard shows a red "Unknown component type" box.`,
         fix: `Use a chart type whose component is registered, or register "${component}" in the ${registry.name} registry.`,
         path: at('type'),
       }),
     );
-    return { schema, issues };
+    return issues;
   }
 
   const dims = def.dimensions ?? [];
@@ -69,12 +91,17 @@ export function checkWidget(
   const own = shapeFindings(shapeOf(registry, entry.component, entry.variant), counts);
   const redirected = component !== entry.component;
   const variantProp = registry.components[component]?.variantProp;
-  const drawn = redirected ? shapeFindings(shapeOf(registry, component, variantProp ? schema.props[variantProp] : undefined), counts) : [];
+  const variantOf = (prop: string): unknown => {
+    if (schema) return schema.props[prop];
+    if (drawnAs!.variant !== undefined) return drawnAs!.variant;
+    return WIDGET_BASE_PROPS.has(prop) ? translateWidget(widget, dataset, dashboard, registry).props[prop] : undefined;
+  };
+  const drawn = redirected ? shapeFindings(shapeOf(registry, component, variantProp ? variantOf(variantProp) : undefined), counts) : [];
   // A query drawn as another component (a chart with no dimension is a KPI tile) meets that component's rules, not the chart's.
   const redirect = own.find((f) => f.rule.drawAs && f.rule.outcome === 'degrades');
-  const findings = (redirected && redirect ? [redirect, ...drawn] : own).sort((a, b) =>
-    a.rule.outcome === b.rule.outcome ? 0 : a.rule.outcome === 'refuses' ? -1 : 1,
-  );
+  // shapeFindings lists refusals first already.
+  const findings =
+    redirected && redirect ? [redirect, ...drawn].sort((a, b) => (a.rule.outcome === b.rule.outcome ? 0 : a.rule.outcome === 'refuses' ? -1 : 1)) : own;
   const refusal = findings.find((f) => f.rule.outcome === 'refuses');
   const describe = (f: ShapeFinding): string => describeFinding(f, counts);
   const declared = (names: Iterable<string>) => (dataset ? ` (dataset "${dataset.name}" has: ${[...names].join(', ') || 'none'})` : '');
@@ -90,10 +117,10 @@ export function checkWidget(
     issues.push(
       makeIssue({
         code: 'unsatisfiable_query_shape',
-        ...base,
+        ...issueBase(widget, dashboard),
         message: refusal.arity
-          ? `${who} is a ${type} with ${refusal.count} ${partName(refusal.part)}, but a ${type} shows ${describeArity(refusal.arity)} ${partName(refusal.part)}: it renders as an empty widget.`
-          : `${who} is a ${type} with ${describe(refusal)}: ${refusal.rule.does}.`,
+          ? `${whoIs(widget, dashboard)} is a ${type} with ${refusal.count} ${partName(refusal.part)}, but a ${type} shows ${describeArity(refusal.arity)} ${partName(refusal.part)}: it renders as an empty widget.`
+          : `${whoIs(widget, dashboard)} is a ${type} with ${describe(refusal)}: ${refusal.rule.does}.`,
         fix: fixFor(refusal, widget.id, declared(refusal.part === 'dimensions' ? (dataset?.dimensions.keys() ?? []) : (dataset?.measures.keys() ?? []))),
         path: pathOf(refusal),
       }),
@@ -103,8 +130,8 @@ export function checkWidget(
       issues.push(
         makeIssue({
           code: 'query_shape_degraded',
-          ...base,
-          message: `${who} is a ${type} with ${describe(f)}: ${registry.name} draws it, but ${f.rule.does}.`,
+          ...issueBase(widget, dashboard),
+          message: `${whoIs(widget, dashboard)} is a ${type} with ${describe(f)}: ${registry.name} draws it, but ${f.rule.does}.`,
           fix: fixFor(f, widget.id, declared(f.part === 'dimensions' ? (dataset?.dimensions.keys() ?? []) : (dataset?.measures.keys() ?? []))),
           path: pathOf(f),
         }),
@@ -116,16 +143,26 @@ export function checkWidget(
       issues.push(
         makeIssue({
           code: 'count_only_table',
-          ...base,
-          message: `${who} is a ${type} that selects only count measures (${values.join(', ')}) and no dimension, so it shows a single row with the totals instead of a list of records.`,
+          ...issueBase(widget, dashboard),
+          message: `${whoIs(widget, dashboard)} is a ${type} that selects only count measures (${values.join(', ')}) and no dimension, so it shows a single row with the totals instead of a list of records.`,
           fix: `Add a dimension of dataset "${dataset.name}" to widget "${widget.id}" (it has: ${[...dataset.dimensions.keys()].join(', ') || 'none'}), or make it a metric widget.`,
           path: at('dimensions'),
         }),
       );
     }
   }
-  return { schema, issues };
+  return issues;
 }
+
+function issueBase(widget: WidgetNode, dashboard: DashboardNode) {
+  return {
+    artifact: { type: 'dashboard', name: dashboard.name },
+    ref: { type: 'dashboard', name: dashboard.name, member: widget.id },
+    draft: dashboard.draft,
+  };
+}
+
+const whoIs = (widget: WidgetNode, dashboard: DashboardNode): string => `Widget "${widget.id}" of dashboard "${dashboard.name}"`;
 
 const partName = (part: ShapePart): string => (part === 'columns' ? 'dimensions and measures together' : part);
 

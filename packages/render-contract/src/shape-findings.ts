@@ -35,8 +35,25 @@ function whenParts(rule: ShapeRule): Array<[ShapePart, Arity]> {
  * The rules of `shape` a query meets: the first legacy count range it falls outside (a refusal,
  * as the 2026-02 registry states shapes), then every rule whose `when` it satisfies, refusals first.
  */
-export function shapeFindings(shape: VariantShape | undefined, counts: ShapeCounts): ShapeFinding[] {
-  if (!shape) return [];
+export function shapeFindings(shape: VariantShape | undefined, counts: ShapeCounts): readonly ShapeFinding[] {
+  if (!shape) return NONE;
+  const { dimensions, measures } = counts;
+  // Every widget of a type with the same counts meets the same rules: found once per shape and counts.
+  if (!(Number.isInteger(dimensions) && Number.isInteger(measures) && dimensions >= 0 && measures >= 0 && dimensions < COUNT_LIMIT && measures < COUNT_LIMIT))
+    return findAll(shape, counts);
+  let byCounts = found.get(shape);
+  if (!byCounts) found.set(shape, (byCounts = new Map()));
+  const key = dimensions * COUNT_LIMIT + measures;
+  let findings = byCounts.get(key);
+  if (!findings) byCounts.set(key, (findings = Object.freeze(findAll(shape, counts))));
+  return findings;
+}
+
+const NONE: readonly ShapeFinding[] = Object.freeze([]);
+const COUNT_LIMIT = 2 ** 20;
+const found = new WeakMap<VariantShape, Map<number, readonly ShapeFinding[]>>();
+
+function findAll(shape: VariantShape, counts: ShapeCounts): ShapeFinding[] {
   const n = partCounts(counts);
   const out: ShapeFinding[] = [];
   for (const part of LEGACY_PARTS) {

@@ -46,13 +46,20 @@ export function detectStatusField(object: ObjectNode | undefined): string | unde
 
 /** A bound value: the type's own block first, then the other blocks the renderer also reads. */
 function boundValue(body: Record<string, unknown>, block: string, spec: BindSpec): unknown {
-  const sources = [{ block, from: spec.from }, ...(spec.alsoFrom ?? [])];
-  for (const s of sources) {
-    const b = body[s.block];
-    const value = isRecord(b) ? b[s.from] : undefined;
-    if (value !== undefined && value !== null && value !== '') return value;
+  const value = blockValue(body, block, spec.from);
+  if (value !== undefined || !spec.alsoFrom) return value;
+  for (const s of spec.alsoFrom) {
+    const other = blockValue(body, s.block, s.from);
+    if (other !== undefined) return other;
   }
   return undefined;
+}
+
+/** `body[block][key]` when the block is an object and the value is set (not null or ''). */
+function blockValue(body: Record<string, unknown>, block: string, key: string): unknown {
+  const b = body[block];
+  const value = isRecord(b) ? b[key] : undefined;
+  return value !== undefined && value !== null && value !== '' ? value : undefined;
 }
 
 /**
@@ -82,28 +89,61 @@ export function translateView(view: ViewNode, graph: Graph, registry: ComponentR
     props.sort = view.list ? normalizeSort(view.list.sort).map(({ field, order }) => ({ field, order })) : [];
   }
   if (fallback) props.substitutedFor = { type: typeof type === 'string' ? type : (JSON.stringify(type) ?? String(type)), does: fallback.does };
-  if (entry?.block && entry.bind) {
-    const inferred: Record<string, string> = {};
-    for (const [prop, spec] of Object.entries(entry.bind)) {
-      const value = boundValue(body, entry.block, spec);
-      if (value === undefined) {
-        const guess = spec.infer === 'status-field' ? detectStatusField(object) : undefined;
-        if (guess !== undefined) {
-          props[prop] = resolveFieldOf(object, guess);
-          inferred[prop] = guess;
-        }
-        continue;
-      }
-      if (spec.kind === 'value') props[prop] = value;
-      else if (spec.kind === 'field') {
-        if (typeof value === 'string') props[prop] = resolveFieldOf(object, value);
-      } else if (Array.isArray(value)) {
-        props[prop] = value.filter((v): v is string => typeof v === 'string').map((v) => resolveFieldOf(object, v));
-      }
-    }
-    if (Object.keys(inferred).length > 0) props.inferred = inferred;
-  }
+  if (entry) bindProps(body, object, entry, props);
   return entry ? { type: entry.component, id: view.name, props } : { id: view.name, props };
+}
+
+/** The props {@link translateView} sets besides the type's bindings (and `inferred`, which it sets after them). */
+export const VIEW_BASE_PROPS: ReadonlySet<string> = new Set([
+  'objectName',
+  'label',
+  'layout',
+  'sections',
+  'viewType',
+  'columns',
+  'filters',
+  'sort',
+  'substitutedFor',
+  'inferred',
+]);
+
+/**
+ * The type's block (kanban, calendar, …) as binding props, written into `props`: read from other
+ * blocks too where the renderer does, inferred where it picks a field itself (then named in
+ * `props.inferred`). The part of a view's translation that its binding checks look at; they ask
+ * only whether a prop is set, so they pass a `resolve` that does not resolve the field.
+ */
+export function bindProps(
+  body: Record<string, unknown>,
+  object: ObjectNode | undefined,
+  entry: ViewTypeEntry,
+  props: Record<string, unknown>,
+  resolve: (object: ObjectNode | undefined, name: string) => unknown = resolveFieldOf,
+): void {
+  if (!entry.block || !entry.bind) return;
+  const inferred: Record<string, string> = {};
+  let anyInferred = false;
+  for (const prop in entry.bind) {
+    if (!Object.hasOwn(entry.bind, prop)) continue;
+    const spec = entry.bind[prop]!;
+    const value = boundValue(body, entry.block, spec);
+    if (value === undefined) {
+      const guess = spec.infer === 'status-field' ? detectStatusField(object) : undefined;
+      if (guess !== undefined) {
+        props[prop] = resolve(object, guess);
+        inferred[prop] = guess;
+        anyInferred = true;
+      }
+      continue;
+    }
+    if (spec.kind === 'value') props[prop] = value;
+    else if (spec.kind === 'field') {
+      if (typeof value === 'string') props[prop] = resolve(object, value);
+    } else if (Array.isArray(value)) {
+      props[prop] = value.filter((v): v is string => typeof v === 'string').map((v) => resolve(object, v));
+    }
+  }
+  if (anyInferred) props.inferred = inferred;
 }
 
 /** Form sections (or their `groups` alias) with every field resolved. */

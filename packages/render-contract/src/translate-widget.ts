@@ -1,5 +1,5 @@
 import type { DashboardNode, DatasetNode, WidgetNode } from '@bvl/metadata';
-import { type ComponentRegistry, shapeOf, type WidgetTypeEntry } from './component-registry.ts';
+import { type ComponentRegistry, type ShapeRule, shapeOf, type WidgetTypeEntry } from './component-registry.ts';
 import type { ComponentSchema } from './component-schema.ts';
 import { DEFAULT_REGISTRY } from './renderer-profiles.ts';
 import { shapeFindings } from './shape-findings.ts';
@@ -64,17 +64,39 @@ export function translateWidget(
   if (def.options !== undefined) props.options = def.options;
   if (def.chartConfig !== undefined) props.chartConfig = def.chartConfig;
   if (!entry) return { id: `${dashboard.name}.${widget.id}`, props };
-  let component = entry.component;
-  let variant = entry.variant;
   if (fallback) props.substitutedFor = { type, does: fallback.does };
+  const drawn = drawnComponent(widget, entry, registry);
+  if (drawn.redirectedBy) props.substitutedFor = { type, does: drawn.redirectedBy.does };
+  const variantProp = registry.components[drawn.component]?.variantProp;
+  if (variantProp && drawn.variant !== undefined) props[variantProp] = drawn.variant;
+  return { type: drawn.component, id: `${dashboard.name}.${widget.id}`, props };
+}
+
+/** The props {@link translateWidget} sets besides the variant prop. */
+export const WIDGET_BASE_PROPS: ReadonlySet<string> = new Set([
+  'title',
+  'widgetType',
+  'dataset',
+  'dimensions',
+  'measures',
+  'filter',
+  'options',
+  'chartConfig',
+  'substitutedFor',
+]);
+
+/**
+ * The component (and variant) a widget with a translation is drawn as: its type's, or the one a
+ * shape rule draws the query as instead (a chart with no dimension as a KPI tile), with that rule.
+ */
+export function drawnComponent(
+  widget: WidgetNode,
+  entry: WidgetTypeEntry,
+  registry: ComponentRegistry,
+): { readonly component: string; readonly variant: string | undefined; readonly redirectedBy?: ShapeRule } {
+  const def = widget.def;
   const counts = { dimensions: def.dimensions?.length ?? 0, measures: def.values?.length ?? 0 };
-  const redirect = shapeFindings(shapeOf(registry, component, variant), counts).find((f) => f.rule.drawAs && f.rule.outcome === 'degrades');
-  if (redirect?.rule.drawAs) {
-    props.substitutedFor = { type, does: redirect.rule.does };
-    component = redirect.rule.drawAs.component;
-    variant = redirect.rule.drawAs.variant;
-  }
-  const variantProp = registry.components[component]?.variantProp;
-  if (variantProp && variant !== undefined) props[variantProp] = variant;
-  return { type: component, id: `${dashboard.name}.${widget.id}`, props };
+  const redirect = shapeFindings(shapeOf(registry, entry.component, entry.variant), counts).find((f) => f.rule.drawAs && f.rule.outcome === 'degrades');
+  if (redirect?.rule.drawAs) return { component: redirect.rule.drawAs.component, variant: redirect.rule.drawAs.variant, redirectedBy: redirect.rule };
+  return { component: entry.component, variant: entry.variant };
 }
