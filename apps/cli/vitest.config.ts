@@ -10,8 +10,9 @@ const bounds = { testTimeout: 120_000, hookTimeout: 120_000, isolate: false };
 // (test-engines.mjs) runs every command test that can reach PostgreSQL on it alone.
 const onBoth = ['src/commands/publish*.test.ts', 'src/commands/build.test.ts', 'src/commands/eval.test.ts', 'src/commands/eval-process.test.ts'];
 // The commands these run on the embedded database of a temporary folder, whatever the engine (no
-// DATABASE_URL reaches them): the postgres project leaves them to the pglite one (CI's PostgreSQL
-// leg ran them on PGlite a second time, ~5 min of its CPU, proving nothing about PostgreSQL).
+// DATABASE_URL reaches them): the postgres project leaves them to the pglite one. CI's PostgreSQL
+// leg ran them on PGlite a second time, proving nothing about PostgreSQL: ~100 s of CPU, two thirds
+// of the package's there.
 const embedded = [
   'src/commands/eval-openai.test.ts',
   'src/commands/mcp.test.ts',
