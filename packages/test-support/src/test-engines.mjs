@@ -2,7 +2,12 @@
 // By default every database suite runs on embedded PGlite, and a second time on PostgreSQL when
 // DATABASE_URL is set. BVL_TEST_ENGINES (a comma list of `pglite`, `postgres`) narrows that: CI runs
 // its first Node on PostgreSQL only and its second on PGlite only, so each engine and each Node runs
-// the whole suite once. With one engine, its project runs every test file (the pure ones too).
+// the whole suite once. With one engine, its project runs every test file (the pure ones too), but
+// for the files a suite names `embedded`: they open embedded PGlite whatever the engine (a command's
+// own data folder under a temporary cwd), so the postgres project never runs them — it would run
+// them on PGlite a second time and prove nothing about PostgreSQL.
+
+import { configDefaults } from 'vitest/config';
 
 const KNOWN = ['pglite', 'postgres'];
 
@@ -39,17 +44,30 @@ export function testEngines(env = process.env) {
  * `postgres`, each with `env.BVL_TEST_ENGINE` naming its engine and the options in `test` (include,
  * exclude, timeouts, isolate) besides.
  * @param {Record<string, unknown>} test what both projects share (include, bounds)
- * @param {{ pglite?: Record<string, unknown>, onBoth?: string[], env?: Record<string, string | undefined> }} [options]
+ * @param {{ pglite?: Record<string, unknown>, onBoth?: string[], embedded?: string[], env?: Record<string, string | undefined> }} [options]
  *   `pglite`: options of the pglite project alone (its globalSetup, an exclude); `onBoth`: when both
- *   engines run, the files the postgres project runs (by default, all of them); `env`: for testEngines.
+ *   engines run, the files the postgres project runs (by default, all of them); `embedded`: files
+ *   that run on embedded PGlite whatever the engine, which the postgres project leaves out; `env`:
+ *   for testEngines.
  * @returns {{ test: Record<string, unknown> }[]}
  */
-export function engineProjects(test, { pglite = {}, onBoth, env = process.env } = {}) {
+export function engineProjects(test, { pglite = {}, onBoth, embedded = [], env = process.env } = {}) {
   const engines = testEngines(env);
+  const exclude = embedded.length > 0 ? { exclude: [...(test.exclude ?? configDefaults.exclude), ...embedded] } : {};
   return [
     ...(engines.pglite ? [{ test: { name: 'pglite', ...test, ...pglite, env: { BVL_TEST_ENGINE: 'pglite' } } }] : []),
     ...(engines.postgres
-      ? [{ test: { name: 'postgres', ...test, ...(engines.pglite && onBoth ? { include: onBoth } : {}), env: { BVL_TEST_ENGINE: 'postgres' } } }]
+      ? [
+          {
+            test: {
+              name: 'postgres',
+              ...test,
+              ...(engines.pglite && onBoth ? { include: onBoth } : {}),
+              ...exclude,
+              env: { BVL_TEST_ENGINE: 'postgres' },
+            },
+          },
+        ]
       : []),
   ];
 }

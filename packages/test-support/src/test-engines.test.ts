@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { configDefaults } from 'vitest/config';
 import { engineProjects, testEngines } from './test-engines.mjs';
 
 const URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -52,5 +53,26 @@ describe('engineProjects', () => {
       { test: { name: 'postgres', include: ['src/**/*.test.ts'], testTimeout: 60_000, env: { BVL_TEST_ENGINE: 'postgres' } } },
     ]);
     expect(engineProjects(test, { env: { DATABASE_URL: URL } }).map((p) => p.test.include)).toEqual([['src/**/*.test.ts'], ['src/**/*.test.ts']]);
+  });
+
+  it('leaves the embedded files (PGlite whatever the engine) out of the postgres project alone', () => {
+    const embedded = ['src/commands/serve.test.ts'];
+    const [lite, pg] = engineProjects(test, { embedded, env: { DATABASE_URL: URL } });
+    expect(lite!.test.exclude).toBeUndefined();
+    expect(pg!.test).toMatchObject({ include: ['src/**/*.test.ts'], exclude: [...configDefaults.exclude, ...embedded] });
+    // The postgres leg alone (CI's): the embedded files run in the PGlite leg, not here.
+    expect(engineProjects(test, { embedded, env: { DATABASE_URL: URL, BVL_TEST_ENGINES: 'postgres' } })).toEqual([
+      {
+        test: {
+          name: 'postgres',
+          include: ['src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...embedded],
+          testTimeout: 60_000,
+          env: { BVL_TEST_ENGINE: 'postgres' },
+        },
+      },
+    ]);
+    // A suite's own exclude is kept.
+    expect(engineProjects({ ...test, exclude: ['x'] }, { embedded, env: { DATABASE_URL: URL } })[1]!.test.exclude).toEqual(['x', ...embedded]);
   });
 });
