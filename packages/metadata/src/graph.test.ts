@@ -187,6 +187,42 @@ describe('buildGraph: schemas', () => {
     expect(issues.map((i) => [i.code, i.ref?.member, i.path])).toEqual([['duplicate_artifact', 's', '/dimensions/1/name']]);
   });
 
+  it('keeps the first of a repeated measure or dimension name, in short lists and long', () => {
+    const long = Array.from({ length: 20 }, (_, i) => ({ name: `m${i % 15}`, aggregate: 'count', i }));
+    const { graph, issues } = buildGraph(
+      collectStack({
+        datasets: [
+          {
+            name: 'd',
+            object: 'o',
+            dimensions: [
+              { name: 's', field: 'a' },
+              { name: 't', field: 'c' },
+              { name: 's', field: 'b' },
+            ],
+            measures: long,
+          },
+        ],
+      }),
+    );
+    const d = graph.datasets.get('d')!;
+    expect([...d.dimensions].map(([k, v]) => [k, v.field])).toEqual([
+      ['s', 'a'],
+      ['t', 'c'],
+    ]);
+    expect(d.measures.size).toBe(15);
+    expect((d.measures.get('m3') as { i?: number }).i).toBe(3);
+    expect(d.measures.has('m15')).toBe(false);
+    expect(issues.map((i) => i.path)).toEqual([
+      '/measures/15/name',
+      '/measures/16/name',
+      '/measures/17/name',
+      '/measures/18/name',
+      '/measures/19/name',
+      '/dimensions/2/name',
+    ]);
+  });
+
   it('normalizes seed aliases (rows → records, key → externalId)', () => {
     const { graph, issues } = buildGraph(collectStack({ data: [{ object: 's', key: ['a', 'b'], rows: [{ a: 1 }] }] }));
     expect(issues).toEqual([]);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type ArtifactSet, type ArtifactSource, artifactKey, type RawArtifact } from './artifact.ts';
 import { describeSchemaProblem } from './describe-schema-problem.ts';
 import { childPointer, pointer } from './json-pointer.ts';
+import { KeyedList, nameOf } from './keyed-list.ts';
 import { PLATFORM_OBJECT_BY_NAME, platformObjectsReached } from './platform-objects.ts';
 import {
   type AppDef,
@@ -187,7 +188,7 @@ export function buildGraph(published: ArtifactSet, drafts?: ArtifactSet, options
   for (const a of priorSeeds) prior.add(a);
   const b = new GraphBuilder(issues, prior.seedsByObject);
   for (const a of overlay.artifacts) b.add(a);
-  return { graph: b.finish(spec, overlay), issues };
+  return { graph: b.finish(spec), issues };
 }
 
 /** The overlay's artifacts: what {@link mergeOverlay} keeps, and what the drafts replaced. */
@@ -232,11 +233,6 @@ class Overlay {
     this.artifacts[i] = a;
     return prior;
   }
-
-  get(type: string, name: string): RawArtifact | undefined {
-    const i = this.at.get(type)?.get(name);
-    return i === undefined ? undefined : this.artifacts[i];
-  }
 }
 
 /** {@link mergeOverlay}'s rule, over an {@link Overlay}. */
@@ -267,6 +263,7 @@ class GraphBuilder {
   readonly pages = new Map<string, NamedNode>();
   readonly permissions = new Map<string, NamedNode>();
   readonly sharingRules = new Map<string, NamedNode>();
+  private readonly keyLists = new Map<string, readonly string[]>();
 
   constructor(
     private readonly issues: BuildIssue[],
@@ -298,8 +295,8 @@ class GraphBuilder {
     }
   }
 
-  /** The graph; the overlay's artifacts answer {@link Graph.sourceOf}. */
-  finish(spec: SpecProfile, overlay: Overlay): Graph {
+  /** The graph. */
+  finish(spec: SpecProfile): Graph {
     for (const def of platformObjectsReached(this.mentionedObjects())) {
       if (this.objects.has(def.name)) continue;
       const fields = new Map<string, FieldNode>();
@@ -319,7 +316,7 @@ class GraphBuilder {
     return {
       objects: this.objects,
       views: this.views,
-      viewsByObject: this.viewsByObject,
+      viewsByObject: new Map([...this.viewsByObject].map(([object, byKey]) => [object, new KeyedList([...byKey.values()], viewKey)])),
       dashboards: this.dashboards,
       datasets: this.datasets,
       apps: this.apps,
@@ -330,9 +327,39 @@ class GraphBuilder {
       pages: this.pages,
       permissions: this.permissions,
       sharingRules: this.sharingRules,
-      sourceOf: (type, name) => overlay.get(type, name)?.source,
+      sourceOf: (type, name) => this.nodeOf(type, name)?.source,
       spec,
     };
+  }
+
+  /**
+   * The node of an overlaid artifact: every one has a node (a refused or invalid body too), so the
+   * graph answers {@link Graph.sourceOf} without holding the overlay. Platform objects were not read.
+   */
+  private nodeOf(type: string, name: string): NodeBase | undefined {
+    switch (type) {
+      case 'object': {
+        const o = this.objects.get(name);
+        return o?.platform ? undefined : o;
+      }
+      case 'view':
+        return this.views.get(name);
+      case 'dashboard':
+        return this.dashboards.get(name);
+      case 'dataset':
+        return this.datasets.get(name);
+      case 'app':
+        return this.apps.get(name);
+      case 'seed':
+        return this.seeds.get(name);
+      case 'report':
+      case 'page':
+      case 'permission':
+      case 'sharing_rule':
+        return this.namedOf(type).get(name);
+      default:
+        return undefined;
+    }
   }
 
   /**
@@ -380,7 +407,7 @@ class GraphBuilder {
     const base = { name: a.name, draft: a.draft, invalid: true, source: a.source } as const;
     switch (a.type) {
       case 'object':
-        return void this.objects.set(a.name, { ...base, type: 'object', def: { name: a.name }, fields: new Map(), platform: false });
+        return void this.objects.set(a.name, { ...base, type: 'object', def: { name: a.name }, fields: NO_FIELDS, platform: false });
       case 'view':
         return;
       case 'dashboard':
@@ -391,8 +418,8 @@ class GraphBuilder {
           type: 'dataset',
           def: { name: a.name, dimensions: [], measures: [] },
           object: undefined,
-          measures: new Map(),
-          dimensions: new Map(),
+          measures: NO_MEASURES,
+          dimensions: NO_DIMENSIONS,
         });
       case 'app':
         return void this.apps.set(a.name, { ...base, type: 'app', def: { name: a.name } });
@@ -458,14 +485,13 @@ class GraphBuilder {
 
   private addObject(a: RawArtifact): void {
     const shell = validate(ObjectShellSchema, a.body);
-    const fields = new Map<string, FieldNode>();
     if (!shell.success) {
       this.invalid(a, shell.error);
       this.objects.set(a.name, {
         type: 'object',
         name: a.name,
         def: { name: a.name },
-        fields,
+        fields: NO_FIELDS,
         platform: false,
         draft: a.draft,
         invalid: true,
@@ -473,14 +499,19 @@ class GraphBuilder {
       });
       return;
     }
-    const def = { ...(a.body as ObjectDef) };
     const rawBodyFields = (a.body as { fields?: unknown }).fields;
-    const rawFields = rawBodyFields && typeof rawBodyFields === 'object' && !Array.isArray(rawBodyFields) ? (rawBodyFields as Record<string, unknown>) : {};
-    const parsedFields: Record<string, FieldDef> = Object.create(null);
-    for (const [name, raw] of Object.entries(rawFields)) {
+    const isRecord = rawBodyFields && typeof rawBodyFields === 'object' && !Array.isArray(rawBodyFields);
+    const rawFields = isRecord ? (rawBodyFields as Record<string, unknown>) : {};
+    let dropped = !isRecord;
+    const entries = Object.entries(rawFields);
+    // Sized to the fields written (a name that fails is the only one left out).
+    const nodes: FieldNode[] = new Array(entries.length);
+    let n = 0;
+    for (const [name, raw] of entries) {
       const nameOk = validate(SnakeName, name);
       if (!nameOk.success) {
         this.invalid(a, nameOk.error, pointer('fields', name), name);
+        dropped = true;
         continue;
       }
       // The raw body, unknown keys included, is the definition: FieldSchema has no defaults or
@@ -488,14 +519,16 @@ class GraphBuilder {
       const f = validate(FieldSchema, raw);
       if (!f.success) {
         if (!this.badOptions(a, name, raw, f.error)) this.invalid(a, f.error, pointer('fields', name), name);
-        fields.set(name, { name, def: { type: 'text' }, system: false, invalid: true });
+        nodes[n++] = { name, def: { type: 'text' }, system: false, invalid: true };
+        dropped = true;
         continue;
       }
-      const def = raw as FieldDef;
-      parsedFields[name] = def;
-      fields.set(name, { name, def, system: false, invalid: false });
+      nodes[n++] = { name, def: raw as FieldDef, system: false, invalid: false };
     }
-    def.fields = parsedFields;
+    nodes.length = n;
+    const fields = new KeyedList(nodes, nameOf);
+    // The body is the definition when every field is: a copy (its fields less those that failed) only otherwise.
+    const def = dropped ? definitionWithout(a.body as ObjectDef, nodes) : (a.body as ObjectDef);
     this.objects.set(a.name, { type: 'object', name: a.name, def, fields, platform: false, draft: a.draft, invalid: false, source: a.source });
   }
 
@@ -534,9 +567,11 @@ class GraphBuilder {
       });
       return;
     }
-    const widgets: WidgetNode[] = [];
-    const ids = new Map<string, number>();
     const def = a.body as DashboardDef;
+    // Sized to the widgets written (one that fails, or repeats an id, is left out).
+    const widgets: WidgetNode[] = new Array(def.widgets.length);
+    let n = 0;
+    const ids = new Map<string, number>();
     def.widgets.forEach((raw, index) => {
       const w = validate(WidgetSchema, raw);
       const rawId =
@@ -562,8 +597,9 @@ class GraphBuilder {
         return;
       }
       ids.set(id, index);
-      widgets.push({ id, index, def: raw as WidgetDef });
+      widgets[n++] = { id, index, def: raw as WidgetDef };
     });
+    widgets.length = n;
     this.dashboards.set(a.name, { type: 'dashboard', name: a.name, def, widgets, draft: a.draft, invalid: false, source: a.source });
   }
 
@@ -576,8 +612,8 @@ class GraphBuilder {
         name: a.name,
         def: { name: a.name, dimensions: [], measures: [] },
         object: undefined,
-        measures: new Map(),
-        dimensions: new Map(),
+        measures: NO_MEASURES,
+        dimensions: NO_DIMENSIONS,
         draft: a.draft,
         invalid: true,
         source: a.source,
@@ -585,12 +621,20 @@ class GraphBuilder {
       return;
     }
     const raw = a.body as DatasetDef;
-    const def: DatasetDef = { ...raw, dimensions: raw.dimensions ?? [], measures: raw.measures ?? [] };
-    const measures = new Map<string, MeasureDef>();
-    const dimensions = new Map<string, DimensionDef>();
-    const once = <T extends { name: string }>(list: readonly T[], map: Map<string, T>, key: 'measures' | 'dimensions') =>
+    // The body is the definition when it has both lists (the copy would be the same keys and values).
+    const def: DatasetDef = raw.dimensions != null && raw.measures != null ? raw : { ...raw, dimensions: raw.dimensions ?? [], measures: raw.measures ?? [] };
+    // The list itself indexes its names when none repeats (the usual case); else its first of each.
+    const once = <T extends { name: string }>(list: readonly T[], key: 'measures' | 'dimensions'): KeyedList<T> => {
+      const seen = list.length > 12 ? new Set<string>() : undefined;
+      let kept: T[] | undefined;
       list.forEach((item, i) => {
-        if (!map.has(item.name)) return void map.set(item.name, item);
+        const first = seen ? !seen.has(item.name) : list.findIndex((x) => x.name === item.name) === i;
+        if (first) {
+          seen?.add(item.name);
+          kept?.push(item);
+          return;
+        }
+        kept ??= list.slice(0, i);
         this.issues.push(
           makeIssue({
             code: 'duplicate_artifact',
@@ -603,8 +647,10 @@ class GraphBuilder {
           }),
         );
       });
-    once(def.measures, measures, 'measures');
-    once(def.dimensions, dimensions, 'dimensions');
+      return new KeyedList(kept ?? list, nameOf);
+    };
+    const measures = once(def.measures, 'measures');
+    const dimensions = once(def.dimensions, 'dimensions');
     this.datasets.set(a.name, {
       type: 'dataset',
       name: a.name,
@@ -633,12 +679,15 @@ class GraphBuilder {
 
   private addSeed(a: RawArtifact): void {
     const body = a.body as Record<string, unknown>;
-    // Aliases: data/rows → records, key → externalId.
-    const normalized = {
-      ...body,
-      records: body.records ?? body.data ?? body.rows,
-      externalId: body.externalId ?? body.key,
-    };
+    // Aliases: data/rows → records, key → externalId. A body that uses neither is its own normal form.
+    const normalized =
+      body.records != null && body.externalId != null
+        ? body
+        : {
+            ...body,
+            records: body.records ?? body.data ?? body.rows,
+            externalId: body.externalId ?? body.key,
+          };
     // Checked with a twin that does not copy every record (seeds can hold 100k of them); the
     // normalized body is the definition. SeedSchema has no defaults, so the two are the same value.
     const d = validate(SEED_CHECK, normalized);
@@ -666,7 +715,7 @@ class GraphBuilder {
       name: a.name,
       object,
       def: normalized as SeedDef,
-      externalId: typeof ext === 'string' ? [ext] : ext,
+      externalId: typeof ext === 'string' ? this.keyList(ext) : ext,
       mode: checked.mode ?? 'upsert',
       draft: a.draft,
       invalid: false,
@@ -676,6 +725,13 @@ class GraphBuilder {
     const list = this.seedsByObject.get(object);
     if (list) list.push(node);
     else this.seedsByObject.set(object, [node]);
+  }
+
+  /** One `[key]` per natural key name, shared by the seeds that use it. */
+  private keyList(key: string): readonly string[] {
+    let list = this.keyLists.get(key);
+    if (!list) this.keyLists.set(key, (list = [key]));
+    return list;
   }
 
   private namedOf(type: NamedNode['type']): Map<string, NamedNode> {
@@ -688,6 +744,18 @@ class GraphBuilder {
     const def = d.success && typeof a.body === 'object' && a.body !== null ? (a.body as Record<string, unknown>) : undefined;
     this.namedOf(type).set(a.name, { type, name: a.name, draft: a.draft, invalid: !d.success, source: a.source, def });
   }
+}
+
+const viewKey = (v: ViewNode): string => v.key;
+const NO_FIELDS: ReadonlyMap<string, FieldNode> = new KeyedList<FieldNode>([], nameOf);
+const NO_MEASURES: ReadonlyMap<string, MeasureDef> = new KeyedList<MeasureDef>([], nameOf);
+const NO_DIMENSIONS: ReadonlyMap<string, DimensionDef> = new KeyedList<DimensionDef>([], nameOf);
+
+/** An object's body with only the fields that passed their schema (in `fields`, not invalid). */
+function definitionWithout(body: ObjectDef, fields: readonly FieldNode[]): ObjectDef {
+  const parsedFields: Record<string, FieldDef> = Object.create(null);
+  for (const f of fields) if (!f.invalid) parsedFields[f.name] = f.def;
+  return { ...body, fields: parsedFields };
 }
 
 /** The string value at a path of keys into a value, or undefined (anything else is skipped). */

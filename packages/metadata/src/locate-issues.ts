@@ -2,6 +2,7 @@ import type { ArtifactRef, BuildIssue, IssueLocation, JsonPatchOp } from '@bvl/b
 import type { ArtifactSet, SourceNotice } from './artifact.ts';
 import { findJsonPositions, type JsonPosition } from './find-json-positions.ts';
 import type { Graph } from './graph.ts';
+import { textsOf } from './source-texts.ts';
 
 /** Where an artifact's stored document sits: its file and the pointer to that document in the file. */
 export interface DocumentPlace {
@@ -39,11 +40,10 @@ export const rebasePatch = (base: string, ops: readonly JsonPatchOp[]): JsonPatc
  * returned as they are.
  */
 export function locateIssues(issues: readonly BuildIssue[], graph: Graph, sets: ReadonlyArray<ArtifactSet | undefined>): BuildIssue[] {
-  const texts = new Map<string, string>();
+  const texts = textsOf(sets);
   const problems = new Map<string, DocumentPlace>();
   for (const set of sets) {
     if (!set) continue;
-    for (const [file, text] of set.texts ?? []) texts.set(file, text);
     for (const p of set.problems)
       if (p.source.file) problems.set(problemKey(p.code, p.type, p.name, p.message), { file: p.source.file, pointer: p.source.pointer + (p.path ?? '') });
   }
@@ -67,12 +67,11 @@ export function locateIssues(issues: readonly BuildIssue[], graph: Graph, sets: 
   });
 }
 
-/** Notices with the line and column of their pointer. */
+/** Notices with the line and column of their pointer (a file's text is read only when a notice points into it). */
 export function locateNotices(sets: ReadonlyArray<ArtifactSet | undefined>): LocatedNotice[] {
-  const texts = new Map<string, string>();
+  const texts = textsOf(sets);
   const notices: SourceNotice[] = [];
   for (const set of sets) {
-    for (const [file, text] of set?.texts ?? []) texts.set(file, text);
     notices.push(...(set?.notices ?? []));
   }
   const positions = positionsByFile(

@@ -6,14 +6,12 @@ import { describeJsonSyntaxError } from './describe-json-syntax-error.ts';
 import { didYouMean } from './edit-distance.ts';
 import { withDuplicateKeys } from './find-duplicate-keys.ts';
 import { INPUT_LIMITS, scanJson, setProblem, shapeProblem } from './input-bounds.ts';
+import { SourceError, SourceTexts } from './source-texts.ts';
+
+export { SourceError };
 
 /** Largest stack file or artifact file bvl reads (bytes). */
 export const MAX_FILE_BYTES = INPUT_LIMITS.fileBytes;
-
-/** A source that could not be read at all (missing, unreadable, not JSON): the CLI exits 2. */
-export class SourceError extends Error {
-  override readonly name = 'SourceError';
-}
 
 /** Options of {@link readSource}. */
 export interface ReadSourceOptions {
@@ -31,11 +29,13 @@ export const STDIN_NAME = '<stdin>';
 /**
  * Reads a stack JSON file or a per-artifact folder (`-` with `text`: a stack from standard input).
  * Throws {@link SourceError} only when the source as a whole cannot be read; bad artifacts inside
- * it become issues, and what bvl does not read becomes a notice. The set keeps every file's text.
+ * it become issues, and what bvl does not read becomes a notice. The set's `texts` give every
+ * file's text: a file on disk is read again when its text is asked for (see {@link SourceTexts}),
+ * so the set does not hold it; a text bvl was handed (standard input, overrides) is held.
  */
 export async function readSource(path: string, options: ReadSourceOptions = {}): Promise<ArtifactSet> {
   const draft = options.draft ?? false;
-  if (options.text !== undefined) return withTexts(parseStack(options.text, STDIN_NAME, draft), new Map([[STDIN_NAME, options.text]]));
+  if (options.text !== undefined) return withTexts(parseStack(options.text, STDIN_NAME, draft), new SourceTexts().hold(STDIN_NAME, options.text));
   const abs = resolve(options.cwd ?? '.', path);
   let info: Awaited<ReturnType<typeof stat>>;
   try {
@@ -48,18 +48,21 @@ export async function readSource(path: string, options: ReadSourceOptions = {}):
     const { files, notices } = await readFolder(abs, root, options.overrides);
     let set = collectFolder(files, { root, draft });
     for (const f of files) set = withDuplicateKeys(set, f.text, `${root}/${f.path}`, draft);
-    const texts = new Map(files.map((f) => [`${root}/${f.path}`, f.text]));
+    const texts = new SourceTexts();
+    for (const f of files)
+      if (f.stat) texts.stamp(`${root}/${f.path}`, join(abs, f.path), f.stat, f.text);
+      else texts.hold(`${root}/${f.path}`, f.text);
     return withTexts(bounded(path, { ...set, notices: [...notices, ...(set.notices ?? [])] }), texts);
   }
   // A FIFO or device would block the read forever (or never end): only regular files are read.
   if (!info.isFile()) throw new SourceError(`cannot read ${path}: it is not a regular file (a FIFO, socket or device); give a stack file or a folder`);
   const override = options.overrides?.get(path);
-  if (override !== undefined) return withTexts(parseStack(override, path, draft), new Map([[path, override]]));
+  if (override !== undefined) return withTexts(parseStack(override, path, draft), new SourceTexts().hold(path, override));
   if (info.size > MAX_FILE_BYTES) throw new SourceError(`cannot read ${path}: ${info.size} bytes is over the ${MAX_FILE_BYTES}-byte limit`);
   const text = await readFile(abs, 'utf8').catch((e: Error) => {
     throw new SourceError(`cannot read ${path}: ${e.message}`);
   });
-  return withTexts(parseStack(text, path, draft), new Map([[path, text]]));
+  return withTexts(parseStack(text, path, draft), new SourceTexts().stamp(path, abs, info, text));
 }
 
 function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
@@ -83,18 +86,21 @@ function bounded(path: string, set: ArtifactSet): ArtifactSet {
   return set;
 }
 
-const withTexts = (set: ArtifactSet, texts: ReadonlyMap<string, string>): ArtifactSet => {
+const withTexts = (set: ArtifactSet, texts: SourceTexts): ArtifactSet => {
   const out: ArtifactSet = { ...set, texts };
   if (out.notices?.length === 0) delete (out as { notices?: unknown }).notices;
   return out;
 };
 
+/** A folder file as read: its stat when it was read from disk. */
+type ReadFolderFile = FolderFile & { readonly stat?: { readonly size: number; readonly mtimeMs: number; readonly ino: number } };
+
 async function readFolder(
   root: string,
   label: string,
   overrides: ReadonlyMap<string, string> | undefined,
-): Promise<{ files: FolderFile[]; notices: SourceNotice[] }> {
-  const files: FolderFile[] = [];
+): Promise<{ files: ReadFolderFile[]; notices: SourceNotice[] }> {
+  const files: ReadFolderFile[] = [];
   const notices: SourceNotice[] = [];
   const known = Object.keys(FOLDER_DIRS);
   const entries = (await readdir(root, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -141,7 +147,8 @@ async function readFolder(
       }
       const full = join(root, dir.name, f.name);
       const override = overrides?.get(`${label}/${rel}`);
-      const size = override === undefined ? (await stat(full)).size : override.length;
+      const info = override === undefined ? await stat(full) : undefined;
+      const size = info ? info.size : override!.length;
       bytes += Math.min(size, MAX_FILE_BYTES);
       if (bytes > INPUT_LIMITS.folderBytes)
         throw new SourceError(`cannot read ${label}: its files hold more than the ${INPUT_LIMITS.folderBytes}-byte limit of a folder`);
@@ -152,7 +159,8 @@ async function readFolder(
       containers += shape.containers;
       const problem = shapeProblem({ containers, listItems: 0, stackItems: items, keys: 0 }, true);
       if (problem) throw new SourceError(`${label} ${problem}`);
-      files.push({ path: relative(root, full).split('\\').join('/'), text });
+      // A file read from disk is read again when its text is wanted (not a placeholder for a file too large).
+      files.push({ path: relative(root, full).split('\\').join('/'), text, ...(info && size <= MAX_FILE_BYTES ? { stat: info } : {}) });
     }
   }
   return { files, notices };

@@ -1,4 +1,4 @@
-import { buildGraph, collectStack, type FieldNode, type Graph } from '@bvl/metadata';
+import { buildGraph, collectStack, type FieldNode, type Graph, type ObjectNode } from '@bvl/metadata';
 import { describe, expect, it } from 'vitest';
 import { diffSchema, type ExistingSchema, foreignKeyName } from './diff-schema.ts';
 import { planTables } from './plan-tables.ts';
@@ -86,7 +86,8 @@ describe('planTables', () => {
   it('refuses a hostile field name that got past the schema (defence in depth)', () => {
     const g = graphOf({ objects: [{ name: 'o', fields: { ok: { type: 'text' } } }] });
     const bad: FieldNode = { name: 'x" text); drop table o; --', def: { type: 'text' }, system: false, invalid: false };
-    (g.objects.get('o')!.fields as Map<string, FieldNode>).set(bad.name, bad);
+    const o = g.objects.get('o')!;
+    (g.objects as Map<string, ObjectNode>).set('o', { ...o, fields: new Map([...o.fields, [bad.name, bad]]) });
     const r = planTables(g);
     expect(r.issues).toHaveLength(1);
     expect(r.issues[0]).toMatchObject({ code: 'invalid_artifact', ref: { member: bad.name } });

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ArtifactRef, BuildIssue, JsonPatchOp } from '@bvl/build-issue';
-import { readSource } from '@bvl/metadata';
+import { readSource, textsOf } from '@bvl/metadata';
 import { fixTexts, verify } from '@bvl/verify';
 import { confineTo } from './confine-path.ts';
 import { confineSource, type LocalSource } from './load-files.ts';
@@ -47,7 +47,7 @@ export function checkFiles(cwd: string, source: LocalSource) {
     const published = await readSource(source.path, { cwd, overrides: changed });
     const drafts = source.drafts !== undefined ? await readSource(source.drafts, { draft: true, cwd, overrides: changed }) : undefined;
     const v = verify(published, drafts);
-    return { issues: v.issues, graph: v.graph, texts: new Map([...(published.texts ?? []), ...(drafts?.texts ?? [])]), published, drafts };
+    return { issues: v.issues, graph: v.graph, texts: textsOf([published, drafts]), published, drafts };
   };
 }
 

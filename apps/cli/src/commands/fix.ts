@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { textsOf } from '@bvl/metadata';
 import { fixTexts, MAX_FIX_ROUNDS } from '@bvl/verify';
 import { createTwoFilesPatch } from 'diff';
 import { checkedLine, checkInputs, configFor, readInputs } from '../check-input.ts';
@@ -37,7 +38,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     async (changed) => {
       const inputs = await readInputs(io, stack, values.drafts, changed);
       const checked = checkInputs(io, inputs, {}, config);
-      const texts = new Map([...(inputs.published.texts ?? []), ...(inputs.drafts?.texts ?? [])]);
+      const texts = textsOf([inputs.published, inputs.drafts]);
       return { ...checked, graph: checked.verification.graph, texts };
     },
     { unsafe: values.unsafe === true },
