@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { collectStack } from '@bvl/metadata';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { watchAbort } from './run-cancel.ts';
 import { listDrafts, stageDrafts } from './run-drafts.ts';
@@ -13,13 +13,8 @@ import { type PublishResult, publishPackage } from './run-publish.ts';
 // was published; a last check before the commit can veto it.
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform();
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
+const made = useTestPlatform((p) => {
+  platform = p;
 });
 
 const APP = { objects: [{ name: 'note', fields: { name: { type: 'text' } } }], data: [{ object: 'note', externalId: 'name', records: [{ name: 'n1' }] }] };

@@ -1,7 +1,7 @@
 import { buildGraph, collectStack } from '@bvl/metadata';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import { diffSchema } from './diff-schema.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
@@ -13,14 +13,12 @@ import { type PublishOptions, type PublishResult, publishPackage } from './run-p
 // Republishing over rows that are already there: every change that would lose or change them is
 // refused with the rows counted, and with allowDataChange is migrated (and said so).
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => new Date('2026-03-15T10:00:00Z'),
+);
 
 type Fields = Record<string, Record<string, unknown>>;
 const obj = (name: string, fields: Fields) => ({ name, fields: { name: { type: 'text' }, ...fields } });
