@@ -41,9 +41,11 @@ function columnTypeOfSql(formatted: string): ColumnType | 'other' {
  * table of the database to filter them).
  */
 export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Promise<ExistingSchema> {
-  const cols = await sql<{ table_name: string; column_name: string; type: string; not_null: boolean; default_sql: string | null }>`
+  // A default's expression as PostgreSQL prints it; with standard_conforming_strings off it doubles
+  // the backslashes of a quoted literal, so that is undone (the map holds the form it prints with it on).
+  const cols = await sql<{ table_name: string; column_name: string; type: string; not_null: boolean; default_sql: string | null; escaped: boolean }>`
     select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as not_null,
-           pg_get_expr(d.adbin, d.adrelid) as default_sql
+           pg_get_expr(d.adbin, d.adrelid) as default_sql, current_setting('standard_conforming_strings') = 'off' as escaped
     from pg_catalog.pg_attribute a
     join pg_catalog.pg_class c on c.oid = a.attrelid
     join pg_catalog.pg_namespace n on n.oid = c.relnamespace
@@ -105,7 +107,7 @@ export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Pr
     }
     t.columns.set(c.column_name, columnTypeOfSql(c.type));
     if (c.not_null) t.notNull.add(c.column_name);
-    if (c.default_sql !== null) t.defaults.set(c.column_name, c.default_sql);
+    if (c.default_sql !== null) t.defaults.set(c.column_name, c.escaped ? c.default_sql.replaceAll('\\\\', '\\') : c.default_sql);
   }
   for (const c of covered.rows) table(c.table_name).indexed.add(c.column_name);
   for (const fk of fks.rows)
