@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { collectStack } from './collect-artifacts.ts';
 import { allFieldNames, buildGraph, rebaseViewPaths, resolveField } from './graph.ts';
+import { FieldName, validate } from './schemas.ts';
 
 const base = {
   objects: [{ name: 'o', fields: { title: { type: 'text' }, status: { type: 'select', options: [{ label: 'A', value: 'a' }] } } }],
@@ -81,6 +82,28 @@ describe('buildGraph: schemas', () => {
     expect(o.invalid).toBe(false);
     expect(resolveField(o, 'a')!.invalid).toBe(true);
     expect(resolveField(o, 'b')!.def.type).toBe('text');
+  });
+
+  it('refuses a field named like the columns bvl adds for a type change, before any publish', () => {
+    const taken = `bvl_sh_${'0a'.repeat(12)}`;
+    const retired = `bvl_rt_${'f'.repeat(24)}`;
+    const { graph, issues } = buildGraph(
+      collectStack({ objects: [{ name: 'o', fields: { [taken]: { type: 'text' }, bvl_sh_note: { type: 'text' }, [retired]: { type: 'text' } } }] }),
+    );
+    expect(issues.map((i) => [i.code, i.path, i.ref?.member])).toEqual([
+      ['invalid_artifact', `/fields/${taken}`, taken],
+      ['invalid_artifact', `/fields/${retired}`, retired],
+    ]);
+    expect(issues[0]!.message).toBe(
+      `Object "o" (${taken}) fails its schema at /fields/${taken}: is one bvl keeps for the columns it adds during a type change (bvl_sh_ or bvl_rt_ and 24 hex digits); rename the field.`,
+    );
+    expect(issues[0]!.fix).toBe(
+      'Rename the field: a name of bvl_sh_ or bvl_rt_ and 24 hex digits is taken by the columns bvl adds while a type change is published.',
+    );
+    expect([...graph.objects.get('o')!.fields.keys()]).toEqual(['bvl_sh_note']);
+    // The compiled fast path agrees with the schema on both sides of the rule.
+    expect(validate(FieldName, 'bvl_sh_note')).toEqual({ success: true });
+    expect(validate(FieldName, taken).success).toBe(false);
   });
 
   it('refuses option values that are not lowercase identifiers, on that field only', () => {

@@ -8,6 +8,8 @@ import { PLATFORM_OBJECT_BY_NAME, platformObjectsReached } from './platform-obje
 import {
   type AppDef,
   AppSchema,
+  BVL_COLUMN,
+  BVL_COLUMN_FIX,
   badOptionValues,
   type DashboardDef,
   DashboardShellSchema,
@@ -15,6 +17,7 @@ import {
   DatasetSchema,
   type DimensionDef,
   type FieldDef,
+  FieldName,
   FieldSchema,
   type FormViewDef,
   FormViewSchema,
@@ -27,7 +30,6 @@ import {
   ObjectShellSchema,
   type SeedDef,
   SeedSchema,
-  SnakeName,
   validate,
   type WidgetDef,
   WidgetSchema,
@@ -442,7 +444,7 @@ class GraphBuilder {
     }
   }
 
-  private invalid(a: RawArtifact, error: z.ZodError, prefix = '', member?: string): void {
+  private invalid(a: RawArtifact, error: z.ZodError, prefix = '', member?: string, fix?: string): void {
     const { message, path } = zodMessage(error);
     const where = path.length ? ` at ${prefix}${pointer(...path)}` : prefix ? ` at ${prefix}` : '';
     this.issues.push(
@@ -451,7 +453,7 @@ class GraphBuilder {
         artifact: { type: a.type, name: a.name },
         ...(member ? { ref: { type: a.type, name: a.name, member } } : {}),
         message: `${cap(a.type)} "${a.name}"${member ? ` (${member})` : ''} fails its schema${where}: ${message}.`,
-        fix: `Correct the ${a.type} body${where} to the ObjectStack ${a.type} shape.`,
+        fix: fix ?? `Correct the ${a.type} body${where} to the ObjectStack ${a.type} shape.`,
         path: prefix + pointer(...path),
         draft: a.draft,
       }),
@@ -508,9 +510,9 @@ class GraphBuilder {
     const nodes: FieldNode[] = new Array(entries.length);
     let n = 0;
     for (const [name, raw] of entries) {
-      const nameOk = validate(SnakeName, name);
+      const nameOk = validate(FieldName, name);
       if (!nameOk.success) {
-        this.invalid(a, nameOk.error, pointer('fields', name), name);
+        this.invalid(a, nameOk.error, pointer('fields', name), name, BVL_COLUMN.test(name) ? BVL_COLUMN_FIX : undefined);
         dropped = true;
         continue;
       }

@@ -169,7 +169,7 @@ function statements(gen: Gen, schema: z.ZodType, v: string): string | null {
 
 const integer = (n: unknown): number | null => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : null);
 
-/** A string check: length (counted in UTF-16 units, never more lenient than zod's code points) or a pattern. */
+/** A string check: length (counted in UTF-16 units, never more lenient than zod's code points), a pattern or a refinement. */
 function lengthOrPattern(gen: Gen, c: Record<string, unknown>, v: string): string | null {
   if (c.check === 'max_length') {
     const max = integer(c.maximum);
@@ -180,6 +180,10 @@ function lengthOrPattern(gen: Gen, c: Record<string, unknown>, v: string): strin
     const min = integer(c.minimum);
     if (min === null) return null;
     return min <= 1 ? `if (${v}.length < ${min}) return false;` : `if (${v}.length < ${2 * min}) return false;`;
+  }
+  // A refinement (FieldName's): zod's verdict is the function's, whatever its message.
+  if (c.check === 'custom' && typeof c.fn === 'function' && c.when === undefined) {
+    return `if (${gen.ref(c.fn)}(${v}) !== true) return false;`;
   }
   if (c.check === 'string_format' && c.format === 'regex' && c.pattern instanceof RegExp) {
     const pattern = gen.ref(c.pattern);
@@ -217,6 +221,20 @@ export const SnakeName = z
   .min(1)
   .max(63, 'must be at most 63 characters (a Postgres identifier)')
   .regex(/^[a-z_][a-z0-9_]*$/, 'must be snake_case: lowercase letters, digits and _ , starting with a letter or _');
+
+/**
+ * The names of the columns bvl adds to a tenant's tables while a type change is published (the
+ * platform's shadow-columns.ts): `bvl_sh_` (shadow) or `bvl_rt_` (retired) and 24 hex digits.
+ */
+export const BVL_COLUMN = /^bvl_(sh|rt)_([0-9a-f]{24})$/;
+
+/** What is wrong with a field named like {@link BVL_COLUMN}, and what to do about it. */
+export const BVL_COLUMN_PROBLEM = 'is one bvl keeps for the columns it adds during a type change (bvl_sh_ or bvl_rt_ and 24 hex digits)';
+export const BVL_COLUMN_FIX =
+  'Rename the field: a name of bvl_sh_ or bvl_rt_ and 24 hex digits is taken by the columns bvl adds while a type change is published.';
+
+/** A field's name: a {@link SnakeName} that is not one bvl keeps for its own columns ({@link BVL_COLUMN}). */
+export const FieldName = SnakeName.refine((name) => !BVL_COLUMN.test(name), `${BVL_COLUMN_PROBLEM}; rename the field`);
 
 /** A metadata name that is not a SQL identifier (measures, widget ids, view keys, …). */
 export const LooseName = z

@@ -1,5 +1,5 @@
 import { type ColumnType, sameColumnType } from './column-type.ts';
-import { type ColumnPlan, derivedName, type ForeignKeyPlan, type TablePlan } from './plan-tables.ts';
+import { type ColumnDefault, type ColumnPlan, derivedName, type ForeignKeyPlan, type TablePlan } from './plan-tables.ts';
 
 /** A foreign key bvl created earlier (constraints named `fk_…`). */
 export interface ExistingForeignKey {
@@ -17,8 +17,11 @@ export interface ExistingTable {
   readonly notNull?: ReadonlySet<string> | undefined;
   /** Unique indexes bvl created (named `uq_…`). */
   readonly uniques?: readonly string[] | undefined;
-  /** Columns with a default. */
-  readonly defaults?: ReadonlySet<string> | undefined;
+  /**
+   * Columns with a default, each with its expression as PostgreSQL prints it (`pg_get_expr`, e.g.
+   * `'open'::text`, `5`, `true`). Absent: not read, and a republish leaves defaults as they are.
+   */
+  readonly defaults?: ReadonlyMap<string, string> | undefined;
   /** Columns some index covers (as a key or in an expression). */
   readonly indexed?: ReadonlySet<string> | undefined;
   /** Shadow and retired columns bvl built (see shadow-columns.ts), by name: never among `columns`. */
@@ -59,7 +62,10 @@ export type SchemaStep =
     }
   | { readonly kind: 'drop_index'; readonly table: string; readonly name: string }
   | { readonly kind: 'set_not_null'; readonly table: string; readonly column: string }
-  | { readonly kind: 'drop_not_null'; readonly table: string; readonly column: string };
+  | { readonly kind: 'drop_not_null'; readonly table: string; readonly column: string }
+  /** A field's defaultValue changed: the column's default follows (a new column gets its default when added). */
+  | { readonly kind: 'set_default'; readonly table: string; readonly column: string; readonly default: ColumnDefault }
+  | { readonly kind: 'drop_default'; readonly table: string; readonly column: string };
 
 /** The constraint name of a lookup column's foreign key. */
 export function foreignKeyName(table: string, column: string): string {
@@ -72,7 +78,8 @@ export function foreignKeyName(table: string, column: string): string {
  * in place; foreign keys bvl owns are dropped and re-added when their target or delete rule changes.
  * New foreign keys on tables that already hold rows are added NOT VALID (old rows are not
  * re-checked; new writes are). Constraints follow the fields: NOT NULL (`storage.notNull`) and
- * unique indexes are added and dropped with them; relaxing goes first, tightening last. Pure.
+ * unique indexes are added and dropped with them, and so are column defaults (a field's changed
+ * defaultValue); relaxing goes first, tightening last. Pure.
  */
 export function diffSchema(planned: readonly TablePlan[], existing: ExistingSchema): SchemaStep[] {
   const creates: SchemaStep[] = [];
@@ -100,6 +107,10 @@ export function diffSchema(planned: readonly TablePlan[], existing: ExistingSche
         const isNotNull = have.notNull?.has(column.name) === true;
         if (column.notNull && !isNotNull) tighten.push({ kind: 'set_not_null', table: table.name, column: column.name });
         else if (!column.notNull && isNotNull) relax.push({ kind: 'drop_not_null', table: table.name, column: column.name });
+        if (have.defaults && !sameDefault(column.default, have.defaults.get(column.name))) {
+          if (column.default) tighten.push({ kind: 'set_default', table: table.name, column: column.name, default: column.default });
+          else relax.push({ kind: 'drop_default', table: table.name, column: column.name });
+        }
       }
       const wantedUniques = new Set(table.indexes.filter((i) => i.unique).map((i) => i.name));
       for (const name of have.uniques ?? []) if (!wantedUniques.has(name)) relax.push({ kind: 'drop_index', table: table.name, name });
@@ -130,4 +141,22 @@ export function diffSchema(planned: readonly TablePlan[], existing: ExistingSche
   // Stale foreign keys and constraints go before column changes (a lookup turned `multiple` changes
   // type); new ones go after them, when every target table and column exists.
   return [...creates, ...drops, ...relax, ...columns, ...adds, ...tighten, ...indexes];
+}
+
+/**
+ * Whether a column's default, `expr` as PostgreSQL prints it (or undefined: none), is `planned`.
+ * bvl gives field columns literal defaults only; PostgreSQL prints them back as a bare constant
+ * (`5`, `5.50`, `true`) or a quoted one with a cast (`'open'::text`, `'-5'::integer`). Anything
+ * else is not bvl's literal, so it differs from any planned one (and a planned non-literal, which
+ * fields never have, is left alone).
+ */
+export function sameDefault(planned: ColumnDefault | undefined, expr: string | undefined): boolean {
+  if (planned === undefined || expr === undefined) return planned === undefined && expr === undefined;
+  if (planned.kind !== 'literal') return true;
+  const quoted = /^'((?:[^']|'')*)'(?:::[a-z ]+(?:\[\])?)?$/s.exec(expr);
+  const text = quoted ? quoted[1]!.replaceAll("''", "'") : expr;
+  const value = planned.value;
+  if (typeof value === 'number') return text.trim() !== '' && Number(text) === value;
+  if (typeof value === 'boolean') return text === String(value);
+  return quoted !== null && text === value;
 }

@@ -1,3 +1,5 @@
+import { BVL_COLUMN, BVL_COLUMN_PROBLEM } from '@bvl/metadata';
+
 /** Postgres' identifier limit (NAMEDATALEN - 1); a longer name would be silently truncated. */
 export const MAX_IDENTIFIER_LENGTH = 63;
 
@@ -19,15 +21,15 @@ export function identifierProblem(name: unknown): string | undefined {
   return undefined;
 }
 
-/** The names of the columns bvl adds to a tenant's tables for a type change (see shadow-columns.ts). */
-export const BVL_COLUMN = /^bvl_(sh|rt)_([0-9a-f]{24})$/;
+/** The names of the columns bvl adds to a tenant's tables for a type change (see shadow-columns.ts); L1 refuses fields so named (FieldName). */
+export { BVL_COLUMN };
 
-/** Why `name` cannot be a field's column (see {@link identifierProblem}; also not a name bvl keeps for its own columns), or undefined. */
+/**
+ * Why `name` cannot be a field's column (see {@link identifierProblem}; also not a name bvl keeps for
+ * its own columns), or undefined. buildGraph refused such fields already; this is defence in depth.
+ */
 export function columnNameProblem(name: unknown): string | undefined {
-  return (
-    identifierProblem(name) ??
-    (BVL_COLUMN.test(name as string) ? 'is one bvl keeps for the columns it adds during a type change (bvl_sh_ or bvl_rt_ and 24 hex digits)' : undefined)
-  );
+  return identifierProblem(name) ?? (BVL_COLUMN.test(name as string) ? BVL_COLUMN_PROBLEM : undefined);
 }
 
 /** Whether `name` passes {@link identifierProblem}. */

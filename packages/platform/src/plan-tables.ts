@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type BuildIssue, makeIssue } from '@bvl/build-issue';
-import { type FieldDef, type Graph, type ObjectNode, pointer, RELATION_TYPES, referenceOf, SYSTEM_FIELDS } from '@bvl/metadata';
+import { BVL_COLUMN_FIX, type FieldDef, type Graph, type ObjectNode, pointer, RELATION_TYPES, referenceOf, SYSTEM_FIELDS } from '@bvl/metadata';
 import { type ColumnType, columnTypeOf } from './column-type.ts';
 import { BVL_COLUMN, columnNameProblem, identifierProblem, showName } from './identifier.ts';
 
@@ -114,9 +114,7 @@ function planTable(object: ObjectNode, graph: Graph, keys: readonly string[][], 
           artifact: { type: 'object', name: object.name },
           ref: { type: 'object', name: object.name, member: field.name },
           message: `Field ${showName(field.name)} of object "${object.name}" cannot become a column: its name ${problem}. bvl refused the publish before running any SQL.`,
-          fix: BVL_COLUMN.test(field.name)
-            ? 'Rename the field: a name of bvl_sh_ or bvl_rt_ and 24 hex digits is taken by the columns bvl adds while a type change is published.'
-            : `Rename the field to snake_case (a-z, 0-9, _), at most 63 characters.`,
+          fix: BVL_COLUMN.test(field.name) ? BVL_COLUMN_FIX : `Rename the field to snake_case (a-z, 0-9, _), at most 63 characters.`,
           path: pointer('fields', field.name),
           draft: object.draft,
         }),

@@ -41,12 +41,15 @@ function columnTypeOfSql(formatted: string): ColumnType | 'other' {
  * table of the database to filter them).
  */
 export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Promise<ExistingSchema> {
-  const cols = await sql<{ table_name: string; column_name: string; type: string; not_null: boolean; has_default: boolean }>`
+  // A default's expression as PostgreSQL prints it; with standard_conforming_strings off it doubles
+  // the backslashes of a quoted literal, so that is undone (the map holds the form it prints with it on).
+  const cols = await sql<{ table_name: string; column_name: string; type: string; not_null: boolean; default_sql: string | null; escaped: boolean }>`
     select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as not_null,
-           a.atthasdef as has_default
+           pg_get_expr(d.adbin, d.adrelid) as default_sql, current_setting('standard_conforming_strings') = 'off' as escaped
     from pg_catalog.pg_attribute a
     join pg_catalog.pg_class c on c.oid = a.attrelid
     join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+    left join pg_catalog.pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
     where n.nspname = ${schema} and c.relkind in ('r', 'p', 'v', 'm', 'f') and a.attnum > 0 and not a.attisdropped
     order by c.relname, a.attnum`.execute(db);
   const fks = await sql<{ name: string; table_name: string; column_name: string; target: string; on_delete: string }>`
@@ -81,7 +84,7 @@ export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Pr
       notNull: Set<string>;
       foreignKeys: ExistingForeignKey[];
       uniques: string[];
-      defaults: Set<string>;
+      defaults: Map<string, string>;
       indexed: Set<string>;
       shadows: Map<string, ColumnType | 'other'>;
     }
@@ -91,7 +94,7 @@ export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Pr
     if (!t)
       tables.set(
         name,
-        (t = { columns: new Map(), notNull: new Set(), foreignKeys: [], uniques: [], defaults: new Set(), indexed: new Set(), shadows: new Map() }),
+        (t = { columns: new Map(), notNull: new Set(), foreignKeys: [], uniques: [], defaults: new Map(), indexed: new Set(), shadows: new Map() }),
       );
     return t;
   };
@@ -104,7 +107,7 @@ export async function readExistingSchema<DB>(db: Kysely<DB>, schema: string): Pr
     }
     t.columns.set(c.column_name, columnTypeOfSql(c.type));
     if (c.not_null) t.notNull.add(c.column_name);
-    if (c.has_default) t.defaults.add(c.column_name);
+    if (c.default_sql !== null) t.defaults.set(c.column_name, c.escaped ? c.default_sql.replaceAll('\\\\', '\\') : c.default_sql);
   }
   for (const c of covered.rows) table(c.table_name).indexed.add(c.column_name);
   for (const fk of fks.rows)
@@ -196,6 +199,12 @@ export async function applySchemaSteps<DB>(db: Kysely<DB>, schema: string, steps
     },
     drop_not_null: async (step: Extract<SchemaStep, { kind: 'drop_not_null' }>) => {
       await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} drop not null`.execute(db);
+    },
+    set_default: async (step: Extract<SchemaStep, { kind: 'set_default' }>) => {
+      await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} set default ${defaultSql(step.default)}`.execute(db);
+    },
+    drop_default: async (step: Extract<SchemaStep, { kind: 'drop_default' }>) => {
+      await sql`alter table ${sql.id(s, id(step.table))} alter column ${sql.id(id(step.column))} drop default`.execute(db);
     },
   } satisfies { [K in SchemaStep['kind']]: (step: Extract<SchemaStep, { kind: K }>) => Promise<void> };
   for (const [index, step] of steps.entries()) {

@@ -1,21 +1,19 @@
 import { makeIssue } from '@bvl/build-issue';
 import { collectStack } from '@bvl/metadata';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { stageDrafts } from './run-drafts.ts';
 import { latestProbeResult, recordProbeResult } from './run-probe-results.ts';
 import { publishPackage } from './run-publish.ts';
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => new Date('2026-03-15T10:00:00Z'),
+);
 
 describe('probe results', () => {
   it('are recorded per publish and read back latest first; a package never probed has none', async () => {

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
 import { describeDbError } from './describe-db-error.ts';
+import { sameDefault } from './diff-schema.ts';
 import { tenantSchema } from './identifier.ts';
 import { openPlatform, type Platform } from './open-platform.ts';
 import { readExistingSchema } from './run-ddl.ts';
@@ -48,6 +49,15 @@ async function literalRoundTrip(p: Platform): Promise<void> {
     await sql`insert into ${sql.id(tenantSchema(tenant), 'note')} (name) values ('n')`.execute(p.db);
     const row = await sql<{ tone: string }>`select tone from ${sql.id(tenantSchema(tenant), 'note')}`.execute(p.db);
     expect(row.rows).toEqual([{ tone: CRAFTED }]);
+    // Read back (PostgreSQL doubles its backslashes here), the default is the field's: no step.
+    const tone = (await readExistingSchema(p.db, tenantSchema(tenant))).tables.get('note')!.defaults!.get('tone');
+    expect(sameDefault({ kind: 'literal', value: CRAFTED }, tone)).toBe(true);
+    // A changed one is set as verbatim by a republish.
+    const changed = { objects: [{ name: 'note', fields: { name: { type: 'text' }, tone: { type: 'text', defaultValue: `${CRAFTED}2` } } }] };
+    expect((await publish(p, { tenant, package: 'app' }, changed)).outcome).toBe('published');
+    await sql`insert into ${sql.id(tenantSchema(tenant), 'note')} (name) values ('m')`.execute(p.db);
+    const rows = await sql<{ tone: string }>`select tone from ${sql.id(tenantSchema(tenant), 'note')} order by name`.execute(p.db);
+    expect(rows.rows).toEqual([{ tone: `${CRAFTED}2` }, { tone: CRAFTED }]);
     expect((await sql`select 1 from bvl.tenants where id = 'pwned'`.execute(p.db)).rows).toEqual([]);
     expect((await sql`select 1 from pg_catalog.pg_class where relname like 'pwned_%'`.execute(p.db)).rows).toEqual([]);
   } finally {

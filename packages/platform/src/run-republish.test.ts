@@ -1,9 +1,11 @@
-import { collectStack } from '@bvl/metadata';
+import { buildGraph, collectStack } from '@bvl/metadata';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
+import { diffSchema } from './diff-schema.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
+import { planTables } from './plan-tables.ts';
 import { readExistingSchema } from './run-ddl.ts';
 import { stageDrafts } from './run-drafts.ts';
 import { type PublishOptions, type PublishResult, publishPackage } from './run-publish.ts';
@@ -11,14 +13,12 @@ import { type PublishOptions, type PublishResult, publishPackage } from './run-p
 // Republishing over rows that are already there: every change that would lose or change them is
 // refused with the rows counted, and with allowDataChange is migrated (and said so).
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => new Date('2026-03-15T10:00:00Z'),
+);
 
 type Fields = Record<string, Record<string, unknown>>;
 const obj = (name: string, fields: Fields) => ({ name, fields: { name: { type: 'text' }, ...fields } });
@@ -347,6 +347,42 @@ describe('constraints over existing rows', () => {
       ['b', 'emea'],
     ]);
     expect((await readExistingSchema(platform.db, tenantSchema(scope.tenant))).tables.get('acct')!.notNull).toContain('region');
+  });
+
+  it('defaultValue: a republish sets the changed default on the column, and drops it when the field has none', async () => {
+    const scope = { tenant: made.next(), package: 'app' };
+    const withDefaults = (tier: unknown, score: unknown, vip: unknown) => ({
+      objects: [
+        obj('acct', {
+          tier: { type: 'text', defaultValue: tier },
+          score: { type: 'number', defaultValue: score },
+          vip: { type: 'boolean', defaultValue: vip },
+        }),
+      ],
+    });
+    const insertNamed = async (name: string) => {
+      await insert(scope.tenant, 'acct', ['name'], [[name]]);
+      const row = await sql<{ tier: string | null; score: string | null; vip: boolean | null }>`
+        select tier, score::text as score, vip from ${sql.id(tenantSchema(scope.tenant), 'acct')} where name = ${name}`.execute(platform.db);
+      return row.rows[0];
+    };
+    expect(codes(await publish(scope, withDefaults("it's A", -5, true)))).toEqual([]);
+    expect(await insertNamed('a')).toEqual({ tier: "it's A", score: '-5', vip: true });
+    expect(codes(await publish(scope, withDefaults('b\\B', 2.5, false)))).toEqual([]);
+    expect(await insertNamed('b')).toEqual({ tier: 'b\\B', score: '2.5', vip: false });
+    // The rows already there keep their values; an unchanged default is no step at all.
+    expect(await read(scope.tenant, 'acct', 'tier')).toEqual([
+      ['a', "it's A"],
+      ['b', 'b\\B'],
+    ]);
+    const existing = await readExistingSchema(platform.db, tenantSchema(scope.tenant));
+    expect(diffSchema(planTables(buildGraph(collectStack(withDefaults('b\\B', 2.5, false))).graph).tables, existing).filter((s) => s.table === 'acct')).toEqual(
+      [],
+    );
+    expect(codes(await publish(scope, { objects: [obj('acct', { tier: { type: 'text' }, score: { type: 'number' }, vip: { type: 'boolean' } })] }))).toEqual(
+      [],
+    );
+    expect(await insertNamed('c')).toEqual({ tier: null, score: null, vip: null });
   });
 });
 

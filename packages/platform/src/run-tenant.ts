@@ -91,14 +91,14 @@ export async function dropTenant(ctx: PlatformContext, tenant: string): Promise<
   if ((await schemaComment(ctx.db, schema)) === tenantSchemaMark(tenant)) {
     // A few hundred tables per transaction: one `drop schema … cascade` of thousands of tables takes
     // a lock per table, index and TOAST table at once and runs out of PostgreSQL's lock table (issue 21).
+    // One DROP statement names them all: a statement a table cost the server about half again the
+    // CPU (600 tables: 0.69 s against 1.06 s), and a round trip each.
     for (;;) {
       const tables = await sql<{ name: string }>`
         select c.relname as name from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
         where n.nspname = ${schema} and c.relkind in ('r', 'p') limit ${DROP_TABLES_PER_TRANSACTION}`.execute(ctx.db);
       if (tables.rows.length === 0) break;
-      await ctx.db.transaction().execute(async (trx) => {
-        for (const t of tables.rows) await sql`drop table if exists ${sql.id(schema, t.name)} cascade`.execute(trx);
-      });
+      await sql`drop table if exists ${sql.join(tables.rows.map((t) => sql.id(schema, t.name)))} cascade`.execute(ctx.db);
     }
     await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(ctx.db);
   }

@@ -1,7 +1,7 @@
 import { collectStack } from '@bvl/metadata';
 import { verify } from '@bvl/verify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { readExistingSchema } from './run-ddl.ts';
@@ -10,14 +10,12 @@ import { publishPackage } from './run-publish.ts';
 import { ScopeError } from './scope.ts';
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => new Date('2026-03-15T10:00:00Z'),
+);
 
 const APP = {
   objects: [

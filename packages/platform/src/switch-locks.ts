@@ -54,6 +54,8 @@ export function switchLocksOf(step: SchemaStep, relations: (table: string) => nu
     case 'drop_index':
     case 'set_not_null':
     case 'drop_not_null':
+    case 'set_default':
+    case 'drop_default':
       return 3;
   }
 }
@@ -86,6 +88,8 @@ const DESCRIBE: Readonly<Record<SchemaStep['kind'] | 'drop_table', string>> = {
   drop_index: 'an index dropped',
   set_not_null: 'NOT NULL set',
   drop_not_null: 'NOT NULL dropped',
+  set_default: 'a column default set',
+  drop_default: 'a column default dropped',
   drop_table: 'a table dropped (dropData)',
 };
 

@@ -2,7 +2,7 @@
 // vitest project says (vitest.config.ts), and a fresh tenant per test so parallel runs never share tables.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { dropTenant, openPlatform, type Platform } from '../src/index.ts';
 
 declare module 'vitest' {
@@ -44,4 +44,23 @@ export function tenants(platform: () => Platform) {
       for (const t of made.splice(0)) await dropTenant(platform(), t);
     },
   };
+}
+
+/**
+ * A test file's platform: opened before its tests (and handed to `set`), and after them the tenants
+ * the returned tracker gave out are dropped and the platform closed. Call it at the file's top level.
+ */
+export function useTestPlatform(set: (platform: Platform) => void, now?: () => Date): ReturnType<typeof tenants> {
+  let platform: Platform | undefined;
+  const made = tenants(() => platform!);
+  beforeAll(async () => {
+    platform = await openTestPlatform(now);
+    set(platform);
+  });
+  afterAll(async () => {
+    if (!platform) return;
+    await made.dropAll();
+    await platform.close();
+  });
+  return made;
 }

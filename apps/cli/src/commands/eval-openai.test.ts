@@ -89,12 +89,14 @@ describe('bvl eval --agent openai: a matrix, recorded, replayed with no endpoint
     expect(b.spend).toMatchObject({ tokensIn: a.spend.tokensIn, tokensOut: a.spend.tokensOut, judgeTokensIn: a.spend.judgeTokensIn });
     expect(llm.requests.length).toBe(served);
 
-    // JUnit for CI from the same kind of run: well-formed, one suite per model.
-    const junit = await bvl({ BVL_PRICES: PRICES }, ...run, '--suite', 'replayed-junit', '--replay', tape, '--judge-model', 'judge-1', '--format', 'junit');
+    // JUnit for CI of the replayed batch, well-formed, one suite per model: the batch resumed with
+    // every attempt done runs none and reports (a third run of the four attempts proved no more).
+    const junit = await bvl({ BVL_PRICES: PRICES }, 'eval', '--resume', String(b.batch), '--replay', tape, '--format', 'junit');
     expect(junit.code).toBe(0);
+    expect(junit.err).toMatch(/batch \d+ — 0 of 4 attempts to run/);
     expect(XMLValidator.validate(junit.out)).toBe(true);
-    expect(junit.out).toMatch(/<testsuite name="replayed-junit @ openai@model-a" tests="2" failures="0" errors="0"/);
-    expect(junit.out).toMatch(/<testsuite name="replayed-junit @ openai@model-b" tests="2" failures="2" errors="0"/);
+    expect(junit.out).toMatch(/<testsuite name="replayed @ openai@model-a" tests="2" failures="0" errors="0"/);
+    expect(junit.out).toMatch(/<testsuite name="replayed @ openai@model-b" tests="2" failures="2" errors="0"/);
 
     // The terminal view of one attempt: prompt, rounds with their issues, card, spend, and the transcript seam.
     const show = await bvl({}, 'eval', 'show', String(b.batch), '--case', 'helpdesk', '--subject', 'openai@model-b', '--prompt', 'terse');
