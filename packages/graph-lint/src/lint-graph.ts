@@ -173,6 +173,8 @@ export async function lintGraphStreamed(graph: Graph, streamed: ReadonlyMap<stri
       }
       passes.push({ pass, out });
     }
+    // A seed no rule judges (invalid, of no object) is not read.
+    if (passes.every((p) => !p.pass)) continue;
     let offset = 0;
     for await (const chunk of source()) {
       for (const p of passes) {
