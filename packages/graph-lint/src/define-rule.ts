@@ -1,5 +1,5 @@
 import type { BuildIssue, FixSafety, IssueCode, JsonPatchOp } from '@bvl/build-issue';
-import type { Graph } from '@bvl/metadata';
+import type { Graph, SeedNode } from '@bvl/metadata';
 
 /** What a rule reports; lintGraph turns it into a BuildIssue (layer, severity, draft flag). */
 export interface Finding {
@@ -26,10 +26,31 @@ export interface RuleMeta {
 /** Where a streaming rule sends each finding, in order. */
 export type Emit = (finding: Finding) => void;
 
+/** One seed record as parsed. */
+export type SeedRecord = Readonly<Record<string, unknown>>;
+
+/**
+ * A rule's judgement of one seed's records, fed in chunks: `records(chunk, offset)` judges records
+ * `offset …` in order, `end()` emits what the pass holds until every record was seen. Fed the whole
+ * array at once it is the rule; fed parts read from storage it emits the same findings in the same order.
+ */
+export interface SeedRecordPass {
+  records(chunk: readonly SeedRecord[], offset: number): void;
+  end?(): void;
+}
+
+/** Per lint run (state shared by the seeds, e.g. caches): starts a seed's pass, or undefined when the seed is not judged. */
+export type SeedPassStarter = (seed: SeedNode, emit: Emit) => SeedRecordPass | undefined;
+
 /** An L1 rule: data plus one pure function over the prebuilt graph. Never throws, never does I/O. */
 export interface Rule {
   readonly meta: RuleMeta;
   check(graph: Graph): Iterable<Finding>;
+  /**
+   * A rule that judges seeds record by record: its passes, which {@link run} feeds each seed's
+   * records whole and a streamed lint feeds a stored seed's records part by part.
+   */
+  seedPass?(graph: Graph): SeedPassStarter;
   /**
    * The same findings as {@link check}, in the same order, handed to `emit` as they are found: what
    * lintGraph calls when a rule has it. A plain function walks the graph without the iterator
@@ -43,15 +64,33 @@ export interface RuleDefinition {
   readonly meta: RuleMeta;
   check?(graph: Graph): Iterable<Finding>;
   run?(graph: Graph, emit: Emit): void;
+  /** A per-seed record pass (see {@link Rule.seedPass}); `run` is derived from it. */
+  seedPass?(graph: Graph): SeedPassStarter;
+}
+
+/** Runs a rule's seed passes over every seed's records, whole, in seed order. */
+function runSeedPasses(seedPass: (graph: Graph) => SeedPassStarter): (graph: Graph, emit: Emit) => void {
+  return (graph, emit) => {
+    const start = seedPass(graph);
+    for (const seed of graph.seeds.values()) {
+      const pass = start(seed, emit);
+      if (!pass) continue;
+      pass.records(seed.def.records, 0);
+      pass.end?.();
+    }
+  };
 }
 
 /** Types a rule literal; a rule written with `run` gets the `check` that collects what it emits. */
 export function defineRule(rule: RuleDefinition): Rule {
-  const { meta, check, run } = rule;
+  const { meta, check, seedPass } = rule;
+  if (seedPass && rule.run) throw new Error(`rule ${meta.name} has both run and seedPass`);
+  const run = rule.run ?? (seedPass ? runSeedPasses(seedPass) : undefined);
   if (run)
     return {
       meta,
       run,
+      ...(seedPass ? { seedPass } : {}),
       check(graph) {
         const out: Finding[] = [];
         run(graph, (f) => out.push(f));

@@ -1,6 +1,6 @@
 import { type BuildIssue, type IssueCode, makeIssue } from '@bvl/build-issue';
 import type { Graph } from '@bvl/metadata';
-import type { Finding, Rule } from './define-rule.ts';
+import type { Finding, Rule, SeedPassStarter, SeedRecord, SeedRecordPass } from './define-rule.ts';
 import { RULES } from './rules/index.ts';
 
 /** Whether the artifact a finding is about is a staged draft. */
@@ -43,6 +43,85 @@ export const MAX_ISSUES_PER_ARTIFACT_CODE = 100;
 /** L1 issues listed per run; past it, one issue counts the rest (the report stays a readable size). */
 export const MAX_LINT_ISSUES = 20_000;
 
+/** Collects L1 issues under the bounds of {@link lintGraph}: per artifact and code, and in all. */
+class IssueSink {
+  readonly issues: BuildIssue[] = [];
+  private readonly listed = new Map<string, { first: BuildIssue; listed: number; more: number }>();
+  private beyond: { first: BuildIssue; more: number } | undefined;
+
+  add(issue: BuildIssue): void {
+    const key = groupKey(issue.code, issue.artifact.type, issue.artifact.name);
+    const group = this.listed.get(key) ?? { first: issue, listed: 0, more: 0 };
+    this.listed.set(key, group);
+    if (group.listed >= MAX_ISSUES_PER_ARTIFACT_CODE) group.more++;
+    else if (this.issues.length >= MAX_LINT_ISSUES) this.beyond = { first: this.beyond?.first ?? issue, more: (this.beyond?.more ?? 0) + 1 };
+    else {
+      group.listed++;
+      this.issues.push(issue);
+    }
+  }
+
+  /**
+   * `n` more issues of a group that was handed {@link MAX_ISSUES_PER_ARTIFACT_CODE} of its kind
+   * already: none of them can be listed, so each is counted where {@link add} would count it (the
+   * group's cut when it is full, else the run's: then one of the group's was already beyond it).
+   */
+  addCounted(key: string, n: number): void {
+    const group = this.listed.get(key);
+    if (group && group.listed >= MAX_ISSUES_PER_ARTIFACT_CODE) group.more += n;
+    else if (this.beyond) this.beyond.more += n;
+    else throw new Error('counted issues of a group that was not handed its listed ones');
+  }
+
+  crashed(rule: Rule, e: unknown): void {
+    this.issues.push(
+      makeIssue({
+        code: 'invalid_artifact',
+        artifact: { type: 'stack', name: rule.meta.name },
+        message: `bvl's rule ${rule.meta.name} crashed (${(e as Error).message}); its checks are incomplete. This is a bvl bug — please report it with the input.`,
+      }),
+    );
+  }
+
+  finish(): BuildIssue[] {
+    const { issues, beyond } = this;
+    for (const { first, more } of this.listed.values()) {
+      if (more === 0) continue;
+      issues.push(
+        makeIssue({
+          code: first.code as IssueCode,
+          artifact: first.artifact,
+          message: `${first.artifact.type} "${first.artifact.name}" has ${more.toLocaleString('en-US')} more ${first.code} issues like the ${MAX_ISSUES_PER_ARTIFACT_CODE} listed; bvl lists at most ${MAX_ISSUES_PER_ARTIFACT_CODE} per artifact and code.`,
+          fix: 'Fix the listed ones (the rest share their cause, usually one wrong value repeated), then verify again.',
+          draft: first.draft === true,
+        }),
+      );
+    }
+    if (beyond)
+      issues.push(
+        makeIssue({
+          code: beyond.first.code as IssueCode,
+          artifact: beyond.first.artifact,
+          message: `${beyond.more.toLocaleString('en-US')} more issues were found and not listed; bvl lists at most ${MAX_LINT_ISSUES.toLocaleString('en-US')} graph issues per run.`,
+          fix: 'Fix the listed issues, then verify again to see the rest.',
+          draft: beyond.first.draft === true,
+        }),
+      );
+    return issues;
+  }
+}
+
+const groupKey = (code: string, type: string, name: string) => `${code}\u0000${type}\u0000${name}`;
+
+/** What one rule's pass over one streamed seed found: the findings as emitted, at most the listed bound per group, the rest counted. */
+interface SeedFindings {
+  readonly findings: Finding[];
+  readonly perGroup: Map<string, number>;
+  readonly counted: Map<string, number>;
+  /** What the pass threw, after its findings so far. */
+  error?: unknown;
+}
+
 /**
  * L1: runs every rule over the prebuilt graph and returns their issues. A rule that throws is a
  * bug, not a finding about the metadata; it is reported once as an issue (never a crash) so the
@@ -51,59 +130,110 @@ export const MAX_LINT_ISSUES = 20_000;
  * per artifact and code and {@link MAX_LINT_ISSUES} in all, each cut counted in one issue.
  */
 export function lintGraph(graph: Graph, rules: readonly Rule[] = RULES): BuildIssue[] {
-  const issues: BuildIssue[] = [];
-  const listed = new Map<string, { first: BuildIssue; listed: number; more: number }>();
-  let beyond: { first: BuildIssue; more: number } | undefined;
-  const add = (issue: BuildIssue) => {
-    const key = `${issue.code}\u0000${issue.artifact.type}\u0000${issue.artifact.name}`;
-    const group = listed.get(key) ?? { first: issue, listed: 0, more: 0 };
-    listed.set(key, group);
-    if (group.listed >= MAX_ISSUES_PER_ARTIFACT_CODE) group.more++;
-    else if (issues.length >= MAX_LINT_ISSUES) beyond = { first: beyond?.first ?? issue, more: (beyond?.more ?? 0) + 1 };
-    else {
-      group.listed++;
-      issues.push(issue);
+  return runRules(graph, rules, new Map());
+}
+
+/** A stored seed's records, read part by part in record order from record 0. */
+export type SeedRecordSource = () => AsyncIterable<readonly SeedRecord[]>;
+
+/**
+ * {@link lintGraph} with the records of the seeds in `streamed` read from their sources part by
+ * part instead of `seed.def.records`: the rules that judge seeds record by record ({@link Rule.seedPass})
+ * are fed each streamed seed's parts in one read, every such rule at once, and what they find is
+ * handed on at that seed's place in each rule's run. The issues are the same as lintGraph's over
+ * the whole records, in the same order, under the same bounds: each pass keeps at most the listed
+ * bound of findings per artifact and code and counts the rest, which the bounds would only count.
+ * Rules without a seed pass run on the graph as it is (a seed's records they read are its node's).
+ */
+export async function lintGraphStreamed(graph: Graph, streamed: ReadonlyMap<string, SeedRecordSource>, rules: readonly Rule[] = RULES): Promise<BuildIssue[]> {
+  const starters = new Map<Rule, SeedPassStarter>();
+  for (const rule of rules) if (rule.seedPass) starters.set(rule, rule.seedPass(graph));
+  const found = new Map<Rule, Map<string, SeedFindings>>();
+  for (const rule of starters.keys()) found.set(rule, new Map());
+  for (const seed of graph.seeds.values()) {
+    const source = streamed.get(seed.name);
+    if (!source) continue;
+    const passes: Array<{ pass: SeedRecordPass | undefined; out: SeedFindings }> = [];
+    for (const [rule, start] of starters) {
+      const out: SeedFindings = { findings: [], perGroup: new Map(), counted: new Map() };
+      found.get(rule)!.set(seed.name, out);
+      const emit = (f: Finding) => {
+        const key = groupKey(f.code, f.artifact.type, f.artifact.name);
+        const n = out.perGroup.get(key) ?? 0;
+        if (n < MAX_ISSUES_PER_ARTIFACT_CODE) {
+          out.perGroup.set(key, n + 1);
+          out.findings.push(f);
+        } else out.counted.set(key, (out.counted.get(key) ?? 0) + 1);
+      };
+      let pass: SeedRecordPass | undefined;
+      try {
+        pass = start(seed, emit);
+      } catch (e) {
+        out.error = e;
+      }
+      passes.push({ pass, out });
     }
-  };
+    // A seed no rule judges (invalid, of no object) is not read.
+    if (passes.every((p) => !p.pass)) continue;
+    let offset = 0;
+    for await (const chunk of source()) {
+      for (const p of passes) {
+        if (!p.pass || p.out.error !== undefined) continue;
+        try {
+          p.pass.records(chunk, offset);
+        } catch (e) {
+          p.out.error = e;
+        }
+      }
+      offset += chunk.length;
+    }
+    for (const p of passes) {
+      if (!p.pass || p.out.error !== undefined) continue;
+      try {
+        p.pass.end?.();
+      } catch (e) {
+        p.out.error = e;
+      }
+    }
+  }
+  return runRules(graph, rules, found, starters);
+}
+
+/** Runs the rules in order into one bounded sink; a seed-pass rule hands on what `found` holds for a streamed seed. */
+function runRules(
+  graph: Graph,
+  rules: readonly Rule[],
+  found: ReadonlyMap<Rule, ReadonlyMap<string, SeedFindings>>,
+  starters?: ReadonlyMap<Rule, SeedPassStarter>,
+): BuildIssue[] {
+  const sink = new IssueSink();
   for (const rule of rules) {
     try {
       const emit = (f: Finding) => {
         if (!rule.meta.codes.includes(f.code)) throw new Error(`rule ${rule.meta.name} emitted ${f.code}, which its meta does not declare`);
-        add(toIssue(graph, f));
+        sink.add(toIssue(graph, f));
       };
-      if (rule.run) rule.run(graph, emit);
+      const streamedSeeds = found.get(rule);
+      if (streamedSeeds && streamedSeeds.size > 0 && rule.seedPass) {
+        const start = starters?.get(rule) ?? rule.seedPass(graph);
+        for (const seed of graph.seeds.values()) {
+          const out = streamedSeeds.get(seed.name);
+          if (out) {
+            for (const f of out.findings) emit(f);
+            for (const [key, n] of out.counted) sink.addCounted(key, n);
+            if (out.error !== undefined) throw out.error;
+            continue;
+          }
+          const pass = start(seed, emit);
+          if (!pass) continue;
+          pass.records(seed.def.records, 0);
+          pass.end?.();
+        }
+      } else if (rule.run) rule.run(graph, emit);
       else for (const f of rule.check(graph)) emit(f);
     } catch (e) {
-      issues.push(
-        makeIssue({
-          code: 'invalid_artifact',
-          artifact: { type: 'stack', name: rule.meta.name },
-          message: `bvl's rule ${rule.meta.name} crashed (${(e as Error).message}); its checks are incomplete. This is a bvl bug — please report it with the input.`,
-        }),
-      );
+      sink.crashed(rule, e);
     }
   }
-  for (const { first, more } of listed.values()) {
-    if (more === 0) continue;
-    issues.push(
-      makeIssue({
-        code: first.code as IssueCode,
-        artifact: first.artifact,
-        message: `${first.artifact.type} "${first.artifact.name}" has ${more.toLocaleString('en-US')} more ${first.code} issues like the ${MAX_ISSUES_PER_ARTIFACT_CODE} listed; bvl lists at most ${MAX_ISSUES_PER_ARTIFACT_CODE} per artifact and code.`,
-        fix: 'Fix the listed ones (the rest share their cause, usually one wrong value repeated), then verify again.',
-        draft: first.draft === true,
-      }),
-    );
-  }
-  if (beyond)
-    issues.push(
-      makeIssue({
-        code: beyond.first.code as IssueCode,
-        artifact: beyond.first.artifact,
-        message: `${beyond.more.toLocaleString('en-US')} more issues were found and not listed; bvl lists at most ${MAX_LINT_ISSUES.toLocaleString('en-US')} graph issues per run.`,
-        fix: 'Fix the listed issues, then verify again to see the rest.',
-        draft: beyond.first.draft === true,
-      }),
-    );
-  return issues;
+  return sink.finish();
 }

@@ -29,15 +29,33 @@ export function seedFieldValues(
   visit: (value: SeedFieldValue) => void,
 ): void {
   for (const seed of graph.seeds.values()) {
-    if (seed.invalid) continue;
-    const object = graph.objects.get(seed.object);
-    if (!object || object.invalid) continue;
-    // Indexed loops: this walk visits every seeded value, twice per verify (cold code, mostly).
-    // Each key is resolved and judged once per seed (null: not walked).
-    const accepted = new Map<string, FieldNode | null>();
-    const records = seed.def.records;
-    for (let record = 0; record < records.length; record++) {
-      const rec = records[record]!;
+    const walk = seedValueWalker(graph, seed, accept, fine, visit);
+    walk?.(seed.def.records, 0);
+  }
+}
+
+/**
+ * The walk of {@link seedFieldValues} over one seed, fed its records in chunks: `walk(chunk, offset)`
+ * visits the values of records `offset …` in order, so a seed read from storage part by part is
+ * walked as if whole (same values, same record indices). Undefined when the seed is not walked.
+ */
+export function seedValueWalker(
+  graph: Graph,
+  seed: SeedNode,
+  accept: (field: FieldNode) => boolean,
+  fine: ((field: FieldNode, value: unknown) => boolean) | undefined,
+  visit: (value: SeedFieldValue) => void,
+): ((records: readonly Readonly<Record<string, unknown>>[], offset: number) => void) | undefined {
+  if (seed.invalid) return undefined;
+  const object = graph.objects.get(seed.object);
+  if (!object || object.invalid) return undefined;
+  // Indexed loops: this walk visits every seeded value, twice per verify (cold code, mostly).
+  // Each key is resolved and judged once per seed (null: not walked).
+  const accepted = new Map<string, FieldNode | null>();
+  return (records, offset) => {
+    for (let r = 0; r < records.length; r++) {
+      const rec = records[r]!;
+      const record = offset + r;
       const keys = Object.keys(rec);
       for (let k = 0; k < keys.length; k++) {
         const key = keys[k]!;
@@ -62,5 +80,5 @@ export function seedFieldValues(
         }
       }
     }
-  }
+  };
 }

@@ -84,9 +84,11 @@ export {
   readOverlayRows,
   SEED_STREAM,
   STAGE_BATCH,
+  type StoredSeed,
   seedStreamStats,
   stageDrafts,
   stageTombstones,
+  storedSeedRecords,
 } from './run-drafts.ts';
 export { checkSwitchLocks, readLockTable, readRelationCounts } from './run-lock-table.ts';
 export { MIGRATIONS, migrateToLatest, TRY_PARSERS } from './run-migrations.ts';

@@ -390,6 +390,59 @@ async function readBodyParts(db: Kysely<BvlDatabase>, tenant: string, row: Selec
   return read(db);
 }
 
+/** Where a stored seed is: its row's slot and content (the body a verification read). */
+export interface StoredSeed {
+  readonly package: string;
+  readonly name: string;
+  readonly state: OverlayRow['state'];
+  readonly contentHash: string;
+}
+
+let seedCursors = 0;
+
+/**
+ * A stored seed's records read by cursor, `part` records a fetch, each parsed on its own, yielded
+ * part by part in record order (`jsonb_array_elements … with ordinality` over the list the graph
+ * reads: `records`, else `data`, else `rows`): what a streamed lint (graph-lint's lintGraphStreamed)
+ * judges instead of the records held whole. Each call of the source reads the seed again, in `trx`
+ * (a transaction: its snapshot, and a cursor lives in one); a row gone or changed yields nothing.
+ */
+export function storedSeedRecords(
+  trx: Kysely<BvlDatabase>,
+  tenant: string,
+  seed: StoredSeed,
+  part: number = SEED_STREAM.part,
+): () => AsyncIterable<readonly Record<string, unknown>[]> {
+  if (!trx.isTransaction) throw new Error('storedSeedRecords reads by cursor: it needs a transaction');
+  return async function* () {
+    const cursor = `bvl_seed_records_${++seedCursors}`;
+    const list = (key: string) => sql`nullif(m.body -> ${key}, 'null'::jsonb)`;
+    await sql`declare ${sql.raw(cursor)} no scroll cursor for
+      select e.n, e.value
+      from (select body from bvl.metadata_items where tenant_id = ${tenant} and package = ${seed.package}
+            and type = 'seed' and name = ${seed.name} and state = ${seed.state} and content_hash = ${seed.contentHash}) as m
+      cross join lateral jsonb_array_elements(coalesce(${list('records')}, ${list('data')}, ${list('rows')})) with ordinality as e(value, n)`.execute(trx);
+    let n = 0;
+    try {
+      for (;;) {
+        const rows = (await sql<{ n: string | number; value: Record<string, unknown> }>`fetch ${sql.raw(String(part))} from ${sql.raw(cursor)}`.execute(trx))
+          .rows;
+        seedStreamStats.parts++;
+        const records = new Array<Record<string, unknown>>(rows.length);
+        for (let i = 0; i < rows.length; i++) {
+          // Elements come in their order (the scan keeps it); out of order the indices would be another seed's.
+          if (Number(rows[i]!.n) !== ++n) throw new Error(`seed ${seed.name}: record ${rows[i]!.n} came out of order`);
+          records[i] = rows[i]!.value;
+        }
+        if (records.length > 0) yield records;
+        if (rows.length < part) break;
+      }
+    } finally {
+      await sql`close ${sql.raw(cursor)}`.execute(trx);
+    }
+  };
+}
+
 /**
  * The overlay (see {@link overlayOf}): every active item of the tenant ⊕ the drafts of
  * `scope.package` (of every package when it is omitted) — exactly what publishing that package

@@ -10,25 +10,29 @@ import { q } from '../describe-names.ts';
  */
 export default defineRule({
   meta: { name: 'seed-duplicate-keys', codes: ['seed_duplicate_key'], docs: "A seed's records have distinct natural keys." },
-  run(graph, emit) {
-    for (const seed of graph.seeds.values()) {
-      if (seed.invalid || seed.mode === 'insert') continue;
-      // Keyed by the key's JSON text; a single string key (the common case) by the string itself,
-      // in its own map: the same partition of the records, without a JSON text per record.
-      const first = new Map<string, number>();
-      const firstText = new Map<string, number>();
-      const records = seed.def.records;
-      const single = seed.externalId.length === 1 ? seed.externalId[0]! : undefined;
-      const repeats: Array<{ i: number; first: number; key: string }> = [];
-      const ids = seed.externalId;
-      for (let i = 0; i < records.length; i++) {
-        const rec = records[i]!;
+  seedPass: () => (seed, emit) => {
+    if (seed.invalid || seed.mode === 'insert') return undefined;
+    // Keyed by the key's JSON text; a single string key (the common case) by the string itself,
+    // in its own map: the same partition of the records, without a JSON text per record.
+    const first = new Map<string, number>();
+    const firstText = new Map<string, number>();
+    let total = 0;
+    const single = seed.externalId.length === 1 ? seed.externalId[0]! : undefined;
+    // A repeat keeps its key's value as shown in the message (the record is not kept).
+    const repeats: Array<{ i: number; first: number; shown: string }> = [];
+    const ids = seed.externalId;
+    const show = (rec: Readonly<Record<string, unknown>>, key: string) => (ids.length === 1 ? q(rec[ids[0]!]) : key);
+    const records = (chunk: readonly Readonly<Record<string, unknown>>[], offset: number) => {
+      total += chunk.length;
+      for (let r = 0; r < chunk.length; r++) {
+        const rec = chunk[r]!;
+        const i = offset + r;
         if (single !== undefined) {
           const v = rec[single];
           if (typeof v === 'string') {
             const at = firstText.get(v);
             if (at === undefined) firstText.set(v, i);
-            else repeats.push({ i, first: at, key: JSON.stringify([v]) });
+            else repeats.push({ i, first: at, shown: show(rec, JSON.stringify([v])) });
             continue;
           }
         }
@@ -46,21 +50,25 @@ export default defineRule({
         const key = JSON.stringify(values);
         const at = first.get(key);
         if (at === undefined) first.set(key, i);
-        else repeats.push({ i, first: at, key });
+        else repeats.push({ i, first: at, shown: show(rec, key) });
       }
+    };
+    // The findings wait for the last record: the message counts the seed's rows.
+    const end = () => {
       const distinct = first.size + firstText.size;
-      const keyless = records.length - distinct - repeats.length;
+      const keyless = total - distinct - repeats.length;
       for (const r of repeats) {
-        const shown = seed.externalId.length === 1 ? q(records[r.i]![seed.externalId[0]!]) : r.key;
+        const shown = r.shown;
         emit({
           code: 'seed_duplicate_key',
           artifact: { type: 'seed', name: seed.name },
           ref: { type: 'object', name: seed.object, member: seed.externalId.join(',') },
-          message: `Seed ${q(seed.name)} record ${r.i} has the natural key ${shown} of record ${r.first} (${seed.externalId.join(' + ')}): the ${seed.mode} merges them and record ${r.i} wins, so object ${q(seed.object)} gets ${distinct + keyless} rows for ${records.length} records and record ${r.first}'s values are lost.`,
+          message: `Seed ${q(seed.name)} record ${r.i} has the natural key ${shown} of record ${r.first} (${seed.externalId.join(' + ')}): the ${seed.mode} merges them and record ${r.i} wins, so object ${q(seed.object)} gets ${distinct + keyless} rows for ${total} records and record ${r.first}'s values are lost.`,
           fix: `Give record ${r.i} its own ${seed.externalId.join(' + ')}, or merge the two records into one.`,
           path: pointer('records', r.i, seed.externalId[0]!),
         });
       }
-    }
+    };
+    return { records, end };
   },
 });

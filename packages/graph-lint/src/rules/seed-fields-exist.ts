@@ -5,22 +5,25 @@ import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 /** A seed record key that is no field of the object: the value is silently dropped. One issue per key, not per record. */
 export default defineRule({
   meta: { name: 'seed-fields-exist', codes: ['unknown_field'], docs: "Every seed record key is a field of the seed's object." },
-  run(graph, emit) {
-    for (const seed of graph.seeds.values()) {
-      if (seed.invalid) continue;
-      const obj = graph.objects.get(seed.object);
-      if (!obj || obj.invalid) continue;
-      const firstAt = new Map<string, number>();
-      const count = new Map<string, number>();
-      seed.def.records.forEach((rec, i) => {
-        const keys = Object.keys(rec);
+  seedPass: (graph) => (seed, emit) => {
+    if (seed.invalid) return undefined;
+    const obj = graph.objects.get(seed.object);
+    if (!obj || obj.invalid) return undefined;
+    const firstAt = new Map<string, number>();
+    const count = new Map<string, number>();
+    const records = (chunk: readonly Readonly<Record<string, unknown>>[], offset: number) => {
+      for (let r = 0; r < chunk.length; r++) {
+        const keys = Object.keys(chunk[r]!);
         for (let k = 0; k < keys.length; k++) {
           const key = keys[k]!;
           if (resolveField(obj, key)) continue;
-          if (!firstAt.has(key)) firstAt.set(key, i);
+          if (!firstAt.has(key)) firstAt.set(key, offset + r);
           count.set(key, (count.get(key) ?? 0) + 1);
         }
-      });
+      }
+    };
+    // The findings wait for the last record: a key's count and first record are known only then.
+    const end = () => {
       // The field names are listed only in a finding: a clean seed never builds them.
       let names: string[] | undefined;
       const fieldNames = () => (names ??= allFieldNames(obj));
@@ -58,6 +61,7 @@ export default defineRule({
           ...(s.suggestions ? { suggestions: s.suggestions } : {}),
         });
       }
-    }
+    };
+    return { records, end };
   },
 });

@@ -1,7 +1,7 @@
 import { type FieldNode, type Graph, type ObjectNode, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
-import { seedFieldValues } from '../seed-field-values.ts';
+import { seedValueWalker } from '../seed-field-values.ts';
 
 /** Natural keys of an object's seeded records: the target seed's externalId (single), else `name`, plus explicit ids. */
 function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Set<string>; by: string } | null>): { keys: Set<string>; by: string } | null {
@@ -62,46 +62,50 @@ export default defineRule({
     codes: ['unresolved_seed_reference'],
     docs: "Seed lookup values match a natural key of the target object's seeded records.",
   },
-  run(graph, emit) {
+  seedPass(graph) {
     const cache = new Map<string, { keys: Set<string>; by: string } | null>();
     // Whether a value is no finding: its target is not judged, it matches a natural key, or it is a row id.
     const fine = (field: FieldNode, v: unknown) => {
       const nk = naturalKeys(graph, referenceOf(field.def)!, cache);
       return !nk || ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) || (typeof v === 'string' && ROW_ID.test(v));
     };
-    seedFieldValues(
-      graph,
-      (f) => RELATION_TYPES.has(f.def.type) && referenceOf(f.def) !== undefined,
-      fine,
-      (sv) => {
-        const target = referenceOf(sv.field.def)!;
-        const nk = naturalKeys(graph, target, cache);
-        if (!nk) return;
-        const v = sv.value;
-        if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) return;
-        if (typeof v === 'string' && ROW_ID.test(v)) return;
-        const path = sv.path();
-        const wrapped = typeof v === 'object';
-        const s = typeof v === 'string' ? suggest(v, nk.keys, path) : {};
-        const who = `Seed ${q(sv.seed.name)} record ${sv.record} sets lookup ${q(sv.key)}`;
-        emit({
-          code: 'unresolved_seed_reference',
-          artifact: { type: 'seed', name: sv.seed.name },
-          ref: { type: 'object', name: target, member: sv.key },
-          message: wrapped
-            ? `${who} to an object (${JSON.stringify(v).slice(0, 60)}); lookup values must be the target record's natural-key string, so this never resolves.`
-            : nk.keys.size === 0
-              ? `${who} to ${q(v)}, but no seed writes ${q(target)} records: ${q(target)} is provided by the platform and holds no rows where the build is published, so the publish writes the record with ${q(sv.key)} empty.`
-              : `${who} to ${q(v)}, which matches no ${q(target)} record by its natural key ${q(nk.by)} (seeded keys: ${listing(nk.keys)}).${didYouMeanText(s.suggestions)}`,
-          fix: wrapped
-            ? `Write the target's ${q(nk.by)} value as a plain string.`
-            : nk.keys.size === 0
-              ? `Add a ${q(target)} seed with a record whose ${nk.by} is ${q(v)}, or leave ${q(sv.key)} out of the record and set it after publish.`
-              : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
-          path,
-          ...s,
-        });
-      },
-    );
+    return (seed, emit) => {
+      const walk = seedValueWalker(
+        graph,
+        seed,
+        (f) => RELATION_TYPES.has(f.def.type) && referenceOf(f.def) !== undefined,
+        fine,
+        (sv) => {
+          const target = referenceOf(sv.field.def)!;
+          const nk = naturalKeys(graph, target, cache);
+          if (!nk) return;
+          const v = sv.value;
+          if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) return;
+          if (typeof v === 'string' && ROW_ID.test(v)) return;
+          const path = sv.path();
+          const wrapped = typeof v === 'object';
+          const s = typeof v === 'string' ? suggest(v, nk.keys, path) : {};
+          const who = `Seed ${q(sv.seed.name)} record ${sv.record} sets lookup ${q(sv.key)}`;
+          emit({
+            code: 'unresolved_seed_reference',
+            artifact: { type: 'seed', name: sv.seed.name },
+            ref: { type: 'object', name: target, member: sv.key },
+            message: wrapped
+              ? `${who} to an object (${JSON.stringify(v).slice(0, 60)}); lookup values must be the target record's natural-key string, so this never resolves.`
+              : nk.keys.size === 0
+                ? `${who} to ${q(v)}, but no seed writes ${q(target)} records: ${q(target)} is provided by the platform and holds no rows where the build is published, so the publish writes the record with ${q(sv.key)} empty.`
+                : `${who} to ${q(v)}, which matches no ${q(target)} record by its natural key ${q(nk.by)} (seeded keys: ${listing(nk.keys)}).${didYouMeanText(s.suggestions)}`,
+            fix: wrapped
+              ? `Write the target's ${q(nk.by)} value as a plain string.`
+              : nk.keys.size === 0
+                ? `Add a ${q(target)} seed with a record whose ${nk.by} is ${q(v)}, or leave ${q(sv.key)} out of the record and set it after publish.`
+                : `Use the ${q(nk.by)} of an existing ${q(target)} record, or add a ${q(target)} record with ${nk.by} ${q(v)} to its seed.`,
+            path,
+            ...s,
+          });
+        },
+      );
+      return walk && { records: walk };
+    };
   },
 });

@@ -111,34 +111,34 @@ export default defineRule({
     codes: ['seed_value_invalid'],
     docs: "Seed records fit their fields' value contract: type, required, length, range, unique.",
   },
-  run(graph, emit) {
-    for (const seed of graph.seeds.values()) {
-      if (seed.invalid) continue;
-      const obj = graph.objects.get(seed.object);
-      if (!obj || obj.invalid || obj.platform) continue;
-      const artifact = { type: 'seed', name: seed.name };
-      const who = (i: number) => `Seed ${q(seed.name)} record ${i}`;
-      const problem = (i: number, field: FieldNode, path: string, what: string, fix: string): Finding => ({
-        code: 'seed_value_invalid',
-        artifact,
-        ref: { type: 'object', name: obj.name, member: field.name },
-        message: `${who(i)} ${what}; ObjectStack rejects the record when it writes it, so its row never lands.`,
-        fix,
-        path,
-      });
-      const required = [...obj.fields.values()].filter(
-        (f) => !f.invalid && f.def.required === true && !COMPUTED.has(f.def.type) && f.def.defaultValue === undefined,
-      );
-      const singleKey = seed.externalId.length === 1 ? seed.externalId[0] : undefined;
-      const uniques = [...obj.fields.values()].filter(
-        (f) => !f.invalid && f.def.unique !== undefined && f.def.unique !== false && !(f.name === singleKey && seed.mode !== 'insert'),
-      );
-      const seen = new Map<string, Map<string, number>>();
-      // Indexed loops and one field lookup per key of the seed: this walks every seeded value.
-      const judged = new Map<string, FieldNode | null>();
-      const records = seed.def.records;
-      for (let i = 0; i < records.length; i++) {
-        const rec = records[i]!;
+  seedPass: (graph) => (seed, emit) => {
+    if (seed.invalid) return undefined;
+    const obj = graph.objects.get(seed.object);
+    if (!obj || obj.invalid || obj.platform) return undefined;
+    const artifact = { type: 'seed', name: seed.name };
+    const who = (i: number) => `Seed ${q(seed.name)} record ${i}`;
+    const problem = (i: number, field: FieldNode, path: string, what: string, fix: string): Finding => ({
+      code: 'seed_value_invalid',
+      artifact,
+      ref: { type: 'object', name: obj.name, member: field.name },
+      message: `${who(i)} ${what}; ObjectStack rejects the record when it writes it, so its row never lands.`,
+      fix,
+      path,
+    });
+    const required = [...obj.fields.values()].filter(
+      (f) => !f.invalid && f.def.required === true && !COMPUTED.has(f.def.type) && f.def.defaultValue === undefined,
+    );
+    const singleKey = seed.externalId.length === 1 ? seed.externalId[0] : undefined;
+    const uniques = [...obj.fields.values()].filter(
+      (f) => !f.invalid && f.def.unique !== undefined && f.def.unique !== false && !(f.name === singleKey && seed.mode !== 'insert'),
+    );
+    const seen = new Map<string, Map<string, number>>();
+    // Indexed loops and one field lookup per key of the seed: this walks every seeded value.
+    const judged = new Map<string, FieldNode | null>();
+    const records = (chunk: readonly Readonly<Record<string, unknown>>[], offset: number) => {
+      for (let r = 0; r < chunk.length; r++) {
+        const rec = chunk[r]!;
+        const i = offset + r;
         const keys = Object.keys(rec);
         for (let k = 0; k < keys.length; k++) {
           const key = keys[k]!;
@@ -214,6 +214,7 @@ export default defineRule({
             );
         }
       }
-    }
+    };
+    return { records };
   },
 });

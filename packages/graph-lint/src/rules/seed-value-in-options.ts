@@ -1,7 +1,7 @@
 import { type FieldDef, type FieldNode, optionValues } from '@bvl/metadata';
 import { defineRule } from '../define-rule.ts';
 import { didYouMeanText, listing, q } from '../describe-names.ts';
-import { seedFieldValues } from '../seed-field-values.ts';
+import { seedValueWalker } from '../seed-field-values.ts';
 
 const CHOICE_TYPES = new Set(['select', 'multiselect', 'radio', 'checkboxes']);
 
@@ -29,33 +29,37 @@ function optionsOf(def: FieldDef, optionCache: Map<FieldDef, Options>): Options 
 /** A seed value for a select-like field that is not one of its option values: the server rejects the row. */
 export default defineRule({
   meta: { name: 'seed-value-in-options', codes: ['seed_value_not_in_options'], docs: "Seed values of select-like fields are among the field's option values." },
-  run(graph, emit) {
+  seedPass(graph) {
     const cache = new Map<FieldDef, Options>();
     const text = (v: unknown) => (typeof v === 'object' ? (JSON.stringify(v) ?? 'null') : String(v));
     const fine = (f: FieldNode, v: unknown) => optionsOf(f.def, cache)!.allowed.has(text(v));
-    seedFieldValues(
-      graph,
-      (f) => CHOICE_TYPES.has(f.def.type) && optionsOf(f.def, cache) !== null,
-      fine,
-      (sv) => {
-        const { allowed, labels } = optionsOf(sv.field.def, cache)!;
-        const s = text(sv.value);
-        if (allowed.has(s)) return;
-        const path = sv.path();
-        const fixValue =
-          labels.get(s.toLowerCase()) ?? [...allowed].find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
-        emit({
-          code: 'seed_value_not_in_options',
-          artifact: { type: 'seed', name: sv.seed.name },
-          ref: { type: 'object', name: sv.object.name, member: sv.key },
-          message: `Seed ${q(sv.seed.name)} record ${sv.record} sets ${sv.field.def.type} field ${q(sv.key)} to ${q(s)}, which is not one of its option values (${listing(allowed)}); the row is rejected.${didYouMeanText(fixValue ? [fixValue] : undefined)}`,
-          fix: fixValue
-            ? `Use the option value ${q(fixValue)} (values, not labels).`
-            : `Use one of ${listing(allowed)}, or add option ${q(s)} to field ${q(sv.key)} of ${q(sv.object.name)}.`,
-          path,
-          ...(fixValue ? { suggestions: [fixValue], patch: [{ op: 'replace' as const, path, value: fixValue }] } : {}),
-        });
-      },
-    );
+    return (seed, emit) => {
+      const walk = seedValueWalker(
+        graph,
+        seed,
+        (f) => CHOICE_TYPES.has(f.def.type) && optionsOf(f.def, cache) !== null,
+        fine,
+        (sv) => {
+          const { allowed, labels } = optionsOf(sv.field.def, cache)!;
+          const s = text(sv.value);
+          if (allowed.has(s)) return;
+          const path = sv.path();
+          const fixValue =
+            labels.get(s.toLowerCase()) ?? [...allowed].find((a) => a.toLowerCase() === s.toLowerCase() || a === s.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
+          emit({
+            code: 'seed_value_not_in_options',
+            artifact: { type: 'seed', name: sv.seed.name },
+            ref: { type: 'object', name: sv.object.name, member: sv.key },
+            message: `Seed ${q(sv.seed.name)} record ${sv.record} sets ${sv.field.def.type} field ${q(sv.key)} to ${q(s)}, which is not one of its option values (${listing(allowed)}); the row is rejected.${didYouMeanText(fixValue ? [fixValue] : undefined)}`,
+            fix: fixValue
+              ? `Use the option value ${q(fixValue)} (values, not labels).`
+              : `Use one of ${listing(allowed)}, or add option ${q(s)} to field ${q(sv.key)} of ${q(sv.object.name)}.`,
+            path,
+            ...(fixValue ? { suggestions: [fixValue], patch: [{ op: 'replace' as const, path, value: fixValue }] } : {}),
+          });
+        },
+      );
+      return walk && { records: walk };
+    };
   },
 });
