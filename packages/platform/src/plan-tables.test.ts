@@ -96,8 +96,9 @@ describe('planTables', () => {
   it('refuses a field named like the columns bvl adds for a type change that got past the schema (a republish would take it for one)', () => {
     const taken = `bvl_sh_${'0a'.repeat(12)}`;
     const g = graphOf({ objects: [{ name: 'o', fields: { bvl_sh_note: { type: 'text' } } }] });
-    for (const name of [taken, `bvl_rt_${'f'.repeat(24)}`])
-      (g.objects.get('o')!.fields as Map<string, FieldNode>).set(name, { name, def: { type: 'text' }, system: false, invalid: false });
+    const o = g.objects.get('o')!;
+    const bad = [taken, `bvl_rt_${'f'.repeat(24)}`].map((name): [string, FieldNode] => [name, { name, def: { type: 'text' }, system: false, invalid: false }]);
+    (g.objects as Map<string, ObjectNode>).set('o', { ...o, fields: new Map([...o.fields, ...bad]) });
     const r = planTables(g);
     expect(r.issues.map((i) => [i.code, i.ref?.member])).toEqual([
       ['invalid_artifact', taken],
