@@ -103,7 +103,9 @@ export class DatasetPlanner implements PlanContext {
     const order = this.order(selection?.order, selects);
 
     const where: DeferredSql<SqlBool>[] = [];
-    const own = compileFilter(this.dataset.def.filter, this.filterContext('dataset', ['filter'], `The filter of ${this.label}`));
+    // No filter (most datasets): no context to build for it.
+    const ownFilter = this.dataset.def.filter;
+    const own = ownFilter === undefined ? undefined : compileFilter(ownFilter, this.filterContext('dataset', ['filter'], `The filter of ${this.label}`));
     if (own) where.push(own);
     if (selection?.filter !== undefined) {
       const sel = compileFilter(
