@@ -10,6 +10,8 @@ import { planDimension } from './plan-dimension.ts';
 import { PlanJoins } from './plan-joins.ts';
 import { planMeasure } from './plan-measure.ts';
 
+/** Measure and dimension lists up to this long are scanned for a name's index; a longer one builds a Map. */
+const SCAN_UP_TO = 16;
 const GRANULARITIES: ReadonlySet<string> = new Set(['day', 'week', 'month', 'quarter', 'year']);
 const list = (xs: Iterable<string>): string => [...xs].join(', ') || 'none';
 const loc = (at: readonly Segment[]): string => (at.length ? ` at "${at.join('.')}"` : '');
@@ -26,15 +28,14 @@ export class DatasetPlanner implements PlanContext {
   private readonly problems: CompileProblem[] = [];
   private readonly joins: PlanJoins;
   private readonly baseAlias: string;
-  private readonly index = { measures: new Map<string, number>(), dimensions: new Map<string, number>() };
+  /** First index of each name, built on the first lookup in a list too long to scan. */
+  private index: { measures?: Map<string, number>; dimensions?: Map<string, number> } | undefined;
 
   constructor(
     readonly dataset: DatasetNode,
     readonly graph: Graph,
   ) {
     this.label = `dataset "${dataset.name}"`;
-    dataset.def.measures.forEach((m, i) => !this.index.measures.has(m.name) && this.index.measures.set(m.name, i));
-    dataset.def.dimensions.forEach((d, i) => !this.index.dimensions.has(d.name) && this.index.dimensions.set(d.name, i));
     const objectName = dataset.object;
     this.base = objectName === undefined ? undefined : graph.objects.get(objectName);
     this.baseAlias = objectName ?? 'base';
@@ -65,7 +66,19 @@ export class DatasetPlanner implements PlanContext {
   }
 
   indexOf(kind: 'measures' | 'dimensions', name: string): number {
-    return this.index[kind].get(name) ?? 0;
+    const list: ReadonlyArray<{ readonly name: string }> = this.dataset.def[kind];
+    if (list.length <= SCAN_UP_TO) {
+      for (let i = 0; i < list.length; i++) if (list[i]!.name === name) return i;
+      return 0;
+    }
+    this.index ??= {};
+    let index = this.index[kind];
+    if (!index) {
+      index = new Map();
+      for (let i = 0; i < list.length; i++) if (!index.has(list[i]!.name)) index.set(list[i]!.name, i);
+      this.index[kind] = index;
+    }
+    return index.get(name) ?? 0;
   }
 
   plan(selection: DatasetSelection | undefined, options: CompileOptions | undefined, selectionFilterLabel?: string): DatasetPlan {
@@ -81,8 +94,8 @@ export class DatasetPlanner implements PlanContext {
     if (this.base) this.joins.planIncludes();
 
     const granularity = this.granularity(selection?.dateGranularity);
-    const dims = this.pick('dimensions', selection?.dimensions, [...this.dataset.dimensions.keys()]);
-    const measures = this.pick('measures', selection?.measures, [...this.dataset.measures.keys()]);
+    const dims = this.pick('dimensions', selection?.dimensions, this.dataset.dimensions);
+    const measures = this.pick('measures', selection?.measures, this.dataset.measures);
     const selects: Array<{ name: string; kind: 'dimension' | 'measure'; sql: DeferredSql | undefined }> = [];
     for (const name of dims) selects.push({ name, kind: 'dimension', sql: planDimension(this, name, granularity) });
     for (const name of measures) selects.push({ name, kind: 'measure', sql: planMeasure(this, name, [])?.sql });
@@ -90,7 +103,9 @@ export class DatasetPlanner implements PlanContext {
     const order = this.order(selection?.order, selects);
 
     const where: DeferredSql<SqlBool>[] = [];
-    const own = compileFilter(this.dataset.def.filter, this.filterContext('dataset', ['filter'], `The filter of ${this.label}`));
+    // No filter (most datasets): no context to build for it.
+    const ownFilter = this.dataset.def.filter;
+    const own = ownFilter === undefined ? undefined : compileFilter(ownFilter, this.filterContext('dataset', ['filter'], `The filter of ${this.label}`));
     if (own) where.push(own);
     if (selection?.filter !== undefined) {
       const sel = compileFilter(
@@ -232,8 +247,13 @@ export class DatasetPlanner implements PlanContext {
   }
 
   /** The selected names (deduplicated, selection order), reporting names the dataset does not declare. */
-  private pick(kind: 'dimensions' | 'measures', requested: unknown, all: string[]): string[] {
-    if (requested === undefined) return all;
+  private pick(kind: 'dimensions' | 'measures', requested: unknown, declared: ReadonlyMap<string, unknown>): string[] {
+    if (requested === undefined) {
+      // forEach, not [...keys()]: the names without an iterator step each.
+      const all: string[] = [];
+      declared.forEach((_, name) => all.push(name));
+      return all;
+    }
     if (!Array.isArray(requested)) {
       this.problem(
         'selection',
@@ -243,7 +263,6 @@ export class DatasetPlanner implements PlanContext {
       );
       return [];
     }
-    const declared = kind === 'dimensions' ? this.dataset.dimensions : this.dataset.measures;
     const out: string[] = [];
     for (const name of requested) {
       if (typeof name !== 'string' || !declared.has(name)) {

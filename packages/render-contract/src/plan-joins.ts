@@ -20,6 +20,14 @@ import type { Mention, PlanContext } from './plan-context.ts';
 
 const list = (xs: Iterable<string>): string => [...xs].join(', ') || 'none';
 
+/** Why an include path's hop cannot join. */
+interface HopFailure {
+  readonly message: string;
+  readonly fix: string;
+  readonly ref: { type: string; name: string; member: string };
+  readonly suggestions: string[];
+}
+
 /** A join of an include path, with the object it reaches. */
 export interface JoinedObject extends Join {
   readonly object: ObjectNode;
@@ -92,10 +100,7 @@ export class PlanJoins {
   }
 
   /** Walks (and registers) the joins of a relationship path; reports the first bad hop through `fail`. */
-  private walk(
-    hops: readonly string[],
-    fail: (f: { message: string; fix: string; ref: { type: string; name: string; member: string }; suggestions: string[] }) => void,
-  ): JoinedObject | undefined {
+  private walk(hops: readonly string[], fail: (f: HopFailure) => void): JoinedObject | undefined {
     let object = this.base as ObjectNode;
     let parentAlias = this.baseAlias;
     let prefix = '';
@@ -110,57 +115,64 @@ export class PlanJoins {
         continue;
       }
       if (this.brokenPaths.has(prefix)) return undefined;
-      const ref = { type: 'object', name: object.name, member: hop };
       const field = resolveField(object, hop);
-      const relations = () => [...object.fields.values()].filter((f) => RELATION_TYPES.has(f.def.type) && !f.def.multiple).map((f) => f.name);
-      const broken = (message: string, fix: string, suggestions: string[] = []) => {
+      const target = field && RELATION_TYPES.has(field.def.type) && !field.def.multiple ? referenceOf(field.def) : undefined;
+      const targetObject = target ? this.graph.objects.get(target) : undefined;
+      if (!target || !targetObject || datasourceOf(object) !== datasourceOf(targetObject) || !isSqlIdentifier(hop) || !isSqlIdentifier(target)) {
         this.brokenPaths.add(prefix);
-        fail({ message, fix, ref, suggestions });
+        fail(this.hopFailure(object, hop));
         return undefined;
-      };
-      if (!field)
-        return broken(
-          `hop "${hop}" is not a field of object "${object.name}"`,
-          `Name a lookup field of "${object.name}" (it has: ${list(relations())})`,
-          didYouMean(hop, relations()),
-        );
-      if (!RELATION_TYPES.has(field.def.type))
-        return broken(
-          `hop "${hop}" is a ${field.def.type} field of object "${object.name}", not a lookup/master_detail relationship`,
-          `Name a lookup field of "${object.name}" (it has: ${list(relations())})`,
-        );
-      if (field.def.multiple)
-        return broken(
-          `hop "${hop}" of object "${object.name}" is a multiple lookup (to-many); only to-one relationships can be joined`,
-          `Join through a single-value lookup`,
-        );
-      const target = referenceOf(field.def);
-      if (!target)
-        return broken(
-          `hop "${hop}" of object "${object.name}" has no reference, so it points at no object`,
-          `Set "reference" of field "${hop}" of object "${object.name}"`,
-        );
-      const targetObject = this.graph.objects.get(target);
-      if (!targetObject)
-        return broken(
-          `hop "${hop}" of object "${object.name}" points at object "${target}", which does not exist`,
-          `Create object "${target}" or fix the reference of "${object.name}.${hop}"`,
-        );
-      const from = datasourceOf(object);
-      const to = datasourceOf(targetObject);
-      if (from !== to)
-        return broken(
-          `hop "${hop}" joins object "${object.name}" (datasource "${from}") to object "${target}" (datasource "${to}"); a dataset cannot join across datasources (#5115)`,
-          `Base a separate dataset on "${target}", or keep both objects in one datasource`,
-        );
-      if (!isSqlIdentifier(hop) || !isSqlIdentifier(target))
-        return broken(`hop "${hop}" (object "${target}") is not a usable SQL name`, 'Use snake_case names of at most 63 characters');
+      }
       join = { alias: this.allocateAlias(prefix), table: target, object: targetObject, parentAlias, column: hop };
       this.joins.set(prefix, join);
       object = targetObject;
       parentAlias = join.alias;
     }
     return join;
+  }
+
+  /** Why a hop of an include path cannot join (the first reason, as walk checks them): built only for a broken hop. */
+  private hopFailure(object: ObjectNode, hop: string): HopFailure {
+    const ref = { type: 'object', name: object.name, member: hop };
+    const field = resolveField(object, hop);
+    const relations = () => [...object.fields.values()].filter((f) => RELATION_TYPES.has(f.def.type) && !f.def.multiple).map((f) => f.name);
+    const broken = (message: string, fix: string, suggestions: string[] = []) => ({ message, fix, ref, suggestions });
+    if (!field)
+      return broken(
+        `hop "${hop}" is not a field of object "${object.name}"`,
+        `Name a lookup field of "${object.name}" (it has: ${list(relations())})`,
+        didYouMean(hop, relations()),
+      );
+    if (!RELATION_TYPES.has(field.def.type))
+      return broken(
+        `hop "${hop}" is a ${field.def.type} field of object "${object.name}", not a lookup/master_detail relationship`,
+        `Name a lookup field of "${object.name}" (it has: ${list(relations())})`,
+      );
+    if (field.def.multiple)
+      return broken(
+        `hop "${hop}" of object "${object.name}" is a multiple lookup (to-many); only to-one relationships can be joined`,
+        `Join through a single-value lookup`,
+      );
+    const target = referenceOf(field.def);
+    if (!target)
+      return broken(
+        `hop "${hop}" of object "${object.name}" has no reference, so it points at no object`,
+        `Set "reference" of field "${hop}" of object "${object.name}"`,
+      );
+    const targetObject = this.graph.objects.get(target);
+    if (!targetObject)
+      return broken(
+        `hop "${hop}" of object "${object.name}" points at object "${target}", which does not exist`,
+        `Create object "${target}" or fix the reference of "${object.name}.${hop}"`,
+      );
+    const from = datasourceOf(object);
+    const to = datasourceOf(targetObject);
+    if (from !== to)
+      return broken(
+        `hop "${hop}" joins object "${object.name}" (datasource "${from}") to object "${target}" (datasource "${to}"); a dataset cannot join across datasources (#5115)`,
+        `Base a separate dataset on "${target}", or keep both objects in one datasource`,
+      );
+    return broken(`hop "${hop}" (object "${target}") is not a usable SQL name`, 'Use snake_case names of at most 63 characters');
   }
 
   /** `account.owner` → `account__owner`; a taken or over-long alias falls back to `j<n>`. */
@@ -174,6 +186,8 @@ export class PlanJoins {
   /** Resolves a field path on the base object or a declared include; reports and returns undefined when it cannot. */
   column(path: string, m: Mention): ColumnRef | undefined {
     if (!this.base) return undefined;
+    // A field of the base object (most paths): nothing to split.
+    if (path !== '' && !path.includes('.')) return this.fieldColumn(this.base, this.baseAlias, path, '', m);
     const segments = path.split('.');
     if (segments.some((s) => s === '')) {
       this.report(m.origin, m.at, `${m.who} reads "${path}", which is not a field path.`, 'Name a field, or relationship.field for an included relationship.');
@@ -184,7 +198,7 @@ export class PlanJoins {
     let object = this.base;
     let alias = this.baseAlias;
     if (relationship) {
-      if (segments.slice(0, -1).some((_, k) => this.brokenPaths.has(segments.slice(0, k + 1).join('.')))) return undefined;
+      if (this.brokenPaths.size > 0 && segments.slice(0, -1).some((_, k) => this.brokenPaths.has(segments.slice(0, k + 1).join('.')))) return undefined;
       const join = this.joins.get(relationship);
       if (!join) {
         const hops = segments.length - 1;
@@ -205,6 +219,11 @@ export class PlanJoins {
       object = join.object;
       alias = join.alias;
     }
+    return this.fieldColumn(object, alias, name, relationship, m);
+  }
+
+  /** Field `name` of `object` (joined as `alias`, through `relationship` or '' on the base object); reports and returns undefined when it cannot. */
+  private fieldColumn(object: ObjectNode, alias: string, name: string, relationship: string, m: Mention): ColumnRef | undefined {
     const field = resolveField(object, name);
     if (!field) {
       const names = allFieldNames(object);
@@ -232,8 +251,7 @@ export class PlanJoins {
       );
       return undefined;
     }
-    const ref = `${alias}.${name}`;
-    return { sql: () => sql.ref(ref), field };
+    return { sql: () => sql.ref(`${alias}.${name}`), field };
   }
 
   /** Whether a relationship path would join if it were declared (so a patch adding it is safe). */

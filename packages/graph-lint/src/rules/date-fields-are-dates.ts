@@ -71,7 +71,8 @@ export default defineRule({
             binding: g.name ?? g.field,
           });
       if (filters.length === 0) continue;
-      const reported = new Set<string>();
+      // Keys reported on this dashboard, made at its first finding (most dashboards have none).
+      let reported: Set<string> | undefined;
       for (const w of d.widgets) {
         const ds = w.def.dataset === undefined ? undefined : graph.datasets.get(w.def.dataset);
         const obj = ds?.object === undefined ? undefined : graph.objects.get(ds.object);
@@ -83,6 +84,7 @@ export default defineRule({
           const field = resolved(graph, obj, name);
           if (!field) continue;
           const key = `${f.path}\u0000${obj.name}\u0000${name}`;
+          reported ??= new Set();
           if (reported.has(key)) continue;
           reported.add(key);
           emit({

@@ -1,4 +1,4 @@
-import { type FieldNode, pointer, RELATION_TYPES, resolveField } from '@bvl/metadata';
+import { type FieldNode, type ObjectNode, pointer, RELATION_TYPES, resolveField } from '@bvl/metadata';
 import { defineRule, type Finding } from '../define-rule.ts';
 import { q } from '../describe-names.ts';
 import { isCel } from '../seed-field-values.ts';
@@ -111,110 +111,121 @@ export default defineRule({
     codes: ['seed_value_invalid'],
     docs: "Seed records fit their fields' value contract: type, required, length, range, unique.",
   },
-  seedPass: (graph) => (seed, emit) => {
-    if (seed.invalid) return undefined;
-    const obj = graph.objects.get(seed.object);
-    if (!obj || obj.invalid || obj.platform) return undefined;
-    const artifact = { type: 'seed', name: seed.name };
-    const who = (i: number) => `Seed ${q(seed.name)} record ${i}`;
-    const problem = (i: number, field: FieldNode, path: string, what: string, fix: string): Finding => ({
-      code: 'seed_value_invalid',
-      artifact,
-      ref: { type: 'object', name: obj.name, member: field.name },
-      message: `${who(i)} ${what}; ObjectStack rejects the record when it writes it, so its row never lands.`,
-      fix,
-      path,
-    });
-    const required = [...obj.fields.values()].filter(
-      (f) => !f.invalid && f.def.required === true && !COMPUTED.has(f.def.type) && f.def.defaultValue === undefined,
-    );
-    const singleKey = seed.externalId.length === 1 ? seed.externalId[0] : undefined;
-    const uniques = [...obj.fields.values()].filter(
-      (f) => !f.invalid && f.def.unique !== undefined && f.def.unique !== false && !(f.name === singleKey && seed.mode !== 'insert'),
-    );
-    const seen = new Map<string, Map<string, number>>();
-    // Indexed loops and one field lookup per key of the seed: this walks every seeded value.
-    const judged = new Map<string, FieldNode | null>();
-    const records = (chunk: readonly Readonly<Record<string, unknown>>[], offset: number) => {
-      for (let r = 0; r < chunk.length; r++) {
-        const rec = chunk[r]!;
-        const i = offset + r;
-        const keys = Object.keys(rec);
-        for (let k = 0; k < keys.length; k++) {
-          const key = keys[k]!;
-          const v = rec[key];
-          if (v === null || v === undefined) continue;
-          if (isCel(v)) {
-            const fn = celNotInObjectStack(v);
-            const field = fn ? resolveField(obj, key) : undefined;
-            if (fn && field && !field.invalid)
+  seedPass: (graph) => {
+    // Per object, not per seed: its required fields and the fields that may be unique (a seed keyed by one drops it below).
+    const fieldsOf = new Map<ObjectNode, { required: FieldNode[]; unique: FieldNode[] }>();
+    return (seed, emit) => {
+      if (seed.invalid) return undefined;
+      const obj = graph.objects.get(seed.object);
+      if (!obj || obj.invalid || obj.platform) return undefined;
+      const artifact = { type: 'seed', name: seed.name };
+      const who = (i: number) => `Seed ${q(seed.name)} record ${i}`;
+      const problem = (i: number, field: FieldNode, path: string, what: string, fix: string): Finding => ({
+        code: 'seed_value_invalid',
+        artifact,
+        ref: { type: 'object', name: obj.name, member: field.name },
+        message: `${who(i)} ${what}; ObjectStack rejects the record when it writes it, so its row never lands.`,
+        fix,
+        path,
+      });
+      let fields = fieldsOf.get(obj);
+      if (!fields) {
+        fields = { required: [], unique: [] };
+        const { required, unique } = fields;
+        obj.fields.forEach((f) => {
+          if (f.invalid) return;
+          if (f.def.required === true && !COMPUTED.has(f.def.type) && f.def.defaultValue === undefined) required.push(f);
+          if (f.def.unique !== undefined && f.def.unique !== false) unique.push(f);
+        });
+        fieldsOf.set(obj, fields);
+      }
+      const required = fields.required;
+      const singleKey = seed.externalId.length === 1 ? seed.externalId[0] : undefined;
+      const uniques = fields.unique.length === 0 ? fields.unique : fields.unique.filter((f) => !(f.name === singleKey && seed.mode !== 'insert'));
+      const seen = new Map<string, Map<string, number>>();
+      // Indexed loops and one field lookup per key of the seed: this walks every seeded value.
+      const judged = new Map<string, FieldNode | null>();
+      const records = (chunk: readonly Readonly<Record<string, unknown>>[], offset: number) => {
+        for (let r = 0; r < chunk.length; r++) {
+          const rec = chunk[r]!;
+          const i = offset + r;
+          const keys = Object.keys(rec);
+          for (let k = 0; k < keys.length; k++) {
+            const key = keys[k]!;
+            const v = rec[key];
+            if (v === null || v === undefined) continue;
+            if (isCel(v)) {
+              const fn = celNotInObjectStack(v);
+              const field = fn ? resolveField(obj, key) : undefined;
+              if (fn && field && !field.invalid)
+                emit(
+                  problem(
+                    i,
+                    field,
+                    pointer('records', i, key),
+                    `computes ${q(key)} with CEL ${fn}(), which ObjectStack 17.4.0's CEL does not have`,
+                    `Compute ${q(key)} with ${CEL_NOT_IN_OBJECTSTACK[fn]} instead of ${fn}() (in ${q((v as { source: string }).source)}).`,
+                  ),
+                );
+              continue;
+            }
+            let field = judged.get(key);
+            if (field === undefined) {
+              const f = resolveField(obj, key);
+              field = !f || f.invalid || f.system ? null : f;
+              judged.set(key, field);
+            }
+            if (field === null) continue;
+            const bad = wrongType(field, v);
+            if (bad)
               emit(
                 problem(
                   i,
                   field,
                   pointer('records', i, key),
-                  `computes ${q(key)} with CEL ${fn}(), which ObjectStack 17.4.0's CEL does not have`,
-                  `Compute ${q(key)} with ${CEL_NOT_IN_OBJECTSTACK[fn]} instead of ${fn}() (in ${q((v as { source: string }).source)}).`,
+                  `sets ${field.def.type} field ${q(key)} to ${bad}`,
+                  `Give ${q(key)} ${bad.slice(bad.indexOf(', not ') + 6)}${field.def.type.startsWith('date') ? ', or a CEL value computed at publish such as daysAgo(3)' : ''}.`,
                 ),
               );
-            continue;
+            else {
+              const over = outOfBounds(field, v);
+              if (over) emit(problem(i, field, pointer('records', i, key), `sets ${field.def.type} field ${q(key)} to ${over[0]}`, over[1]));
+            }
           }
-          let field = judged.get(key);
-          if (field === undefined) {
-            const f = resolveField(obj, key);
-            field = !f || f.invalid || f.system ? null : f;
-            judged.set(key, field);
-          }
-          if (field === null) continue;
-          const bad = wrongType(field, v);
-          if (bad)
-            emit(
-              problem(
-                i,
-                field,
-                pointer('records', i, key),
-                `sets ${field.def.type} field ${q(key)} to ${bad}`,
-                `Give ${q(key)} ${bad.slice(bad.indexOf(', not ') + 6)}${field.def.type.startsWith('date') ? ', or a CEL value computed at publish such as daysAgo(3)' : ''}.`,
-              ),
-            );
-          else {
-            const over = outOfBounds(field, v);
-            if (over) emit(problem(i, field, pointer('records', i, key), `sets ${field.def.type} field ${q(key)} to ${over[0]}`, over[1]));
-          }
-        }
-        if (seed.mode !== 'update')
-          for (const f of required)
-            if (blank(rec[f.name]))
+          if (seed.mode !== 'update')
+            for (const f of required)
+              if (blank(rec[f.name]))
+                emit(
+                  problem(
+                    i,
+                    f,
+                    pointer('records', i),
+                    `leaves required ${f.def.type} field ${q(f.name)} ${f.name in rec ? 'empty' : 'unset'}`,
+                    `Set ${q(f.name)} on every record of seed ${q(seed.name)}, or give the field a defaultValue.`,
+                  ),
+                );
+          for (const f of uniques) {
+            const v = rec[f.name];
+            if (blank(v) || isCel(v)) continue;
+            const text = typeof v === 'object' ? (JSON.stringify(v) ?? '') : String(v);
+            let values = seen.get(f.name);
+            if (!values) seen.set(f.name, (values = new Map()));
+            const first = values.get(text);
+            if (first === undefined) values.set(text, i);
+            else
               emit(
                 problem(
                   i,
                   f,
-                  pointer('records', i),
-                  `leaves required ${f.def.type} field ${q(f.name)} ${f.name in rec ? 'empty' : 'unset'}`,
-                  `Set ${q(f.name)} on every record of seed ${q(seed.name)}, or give the field a defaultValue.`,
+                  pointer('records', i, f.name),
+                  `repeats ${q(v)} in unique ${f.def.type} field ${q(f.name)} (record ${first} has it)`,
+                  `Give record ${i} its own ${q(f.name)}, or drop one of the two records.`,
                 ),
               );
-        for (const f of uniques) {
-          const v = rec[f.name];
-          if (blank(v) || isCel(v)) continue;
-          const text = typeof v === 'object' ? (JSON.stringify(v) ?? '') : String(v);
-          let values = seen.get(f.name);
-          if (!values) seen.set(f.name, (values = new Map()));
-          const first = values.get(text);
-          if (first === undefined) values.set(text, i);
-          else
-            emit(
-              problem(
-                i,
-                f,
-                pointer('records', i, f.name),
-                `repeats ${q(v)} in unique ${f.def.type} field ${q(f.name)} (record ${first} has it)`,
-                `Give record ${i} its own ${q(f.name)}, or drop one of the two records.`,
-              ),
-            );
+          }
         }
-      }
+      };
+      return { records };
     };
-    return { records };
   },
 });

@@ -13,9 +13,14 @@ export default defineRule({
         if (mayBeHidden(graph.objects, w.def.requiresObject)) continue;
         const ds = w.def.dataset !== undefined ? graph.datasets.get(w.def.dataset) : undefined;
         if (!ds || ds.invalid) continue;
-        const dims = [...ds.dimensions.keys()];
-        for (const [i, dim] of (w.def.dimensions ?? []).entries()) {
+        const dimensions = w.def.dimensions;
+        if (dimensions === undefined) continue;
+        // The dimension names are listed only in a finding: a clean widget builds nothing.
+        let dims: string[] | undefined;
+        for (let i = 0; i < dimensions.length; i++) {
+          const dim = dimensions[i]!;
           if (ds.dimensions.has(dim)) continue;
+          dims ??= [...ds.dimensions.keys()];
           const path = pointer('widgets', w.index, 'dimensions', i);
           const s = suggest(dim, dims, path);
           emit({

@@ -35,9 +35,14 @@ export default defineRule({
         if (mayBeHidden(graph.objects, w.def.requiresObject)) continue;
         const ds = w.def.dataset !== undefined ? graph.datasets.get(w.def.dataset) : undefined;
         if (!ds || ds.invalid) continue;
-        const measures = [...ds.measures.keys()];
-        for (const [i, value] of (w.def.values ?? []).entries()) {
+        const values = w.def.values;
+        if (values === undefined) continue;
+        // The measure names are listed only in a finding: a clean widget builds nothing.
+        let measures: string[] | undefined;
+        for (let i = 0; i < values.length; i++) {
+          const value = values[i]!;
           if (ds.measures.has(value)) continue;
+          measures ??= [...ds.measures.keys()];
           const path = pointer('widgets', w.index, 'values', i);
           const s = measureSuggestions(value, ds.def.measures, measures, path);
           emit({
