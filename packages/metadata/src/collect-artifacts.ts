@@ -349,8 +349,7 @@ export class ArtifactCollector {
     if (body.list !== undefined)
       items.push({ key: take('default'), kind: 'list', config: body.list, pointer: source.pointer + IN_DOC.list, inDoc: IN_DOC.list });
     family('formViews', 'form');
-    if (body.form !== undefined)
-      items.push({ key: take('form'), kind: 'form', config: body.form, pointer: source.pointer + IN_DOC.form, inDoc: IN_DOC.form });
+    if (body.form !== undefined) items.push({ key: take('form'), kind: 'form', config: body.form, pointer: source.pointer + IN_DOC.form, inDoc: IN_DOC.form });
     if (items.length === 0) {
       this.problem(
         'invalid_artifact',
