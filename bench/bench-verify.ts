@@ -140,8 +140,8 @@ async function retainedMemory(doc: Record<string, unknown[]>, log: (line: string
 /**
  * The peak of `bvl verify`'s live heap over the parsed input: its work on `file` step by step, as
  * readSource and verify() do it, with what each step keeps alive held at the step's end, and the
- * heap measured there after a full collection (`heap`, against `base`). Reading: the text, its
- * parse and the collected set are all alive at the end of the parse (the text is dropped after).
+ * heap measured there after a full collection (`heap`, against `base`). Reading: the text and its
+ * parse are alive at the end of the parse; the text is dropped before the set is collected.
  * Verifying: the set, then the graph, L1's issues, L2's result, the sorted stream. Scratch inside
  * a step (a rule's maps, L2's field cache, dropped when it ends) is not seen: a lower bound of the
  * true peak, which bench-process's peak RSS bounds from above.
@@ -149,11 +149,16 @@ async function retainedMemory(doc: Record<string, unknown[]>, log: (line: string
 function peakMemory(file: string, heap: () => number, base: number): { bytes: number; phase: string; phases: string } {
   const at: Array<[string, number]> = [];
   const mark = (phase: string) => at.push([phase, heap() - base]);
-  const read = (): ArtifactSet => {
+  // As readSource: the text is read and parsed in a call of its own, and gone before the set is built.
+  const parse = (): unknown => {
     const text = readFileSync(file, 'utf8');
     const doc: unknown = JSON.parse(text);
-    const set = collectStack(doc, { file });
     mark('parse');
+    return doc;
+  };
+  const read = (): ArtifactSet => {
+    const set = collectStack(parse(), { file });
+    mark('collect');
     return set;
   };
   const set = read();

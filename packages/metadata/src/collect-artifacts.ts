@@ -64,6 +64,9 @@ export const UNREAD_STACK_KEYS: ReadonlySet<string> = new Set([
   'workflows',
 ]);
 
+/** Where a view's config sits in its stored document, for the fixed places (one string each, shared by every view). */
+const IN_DOC = { list: pointer('list'), form: pointer('form'), config: pointer('config') } as const;
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
@@ -245,6 +248,7 @@ export class ArtifactCollector {
     if (type === 'app') this.notices.push(...navTypeNotices(name, body, source));
     // An object may declare list views itself (ObjectSchema `listViews`); they are views like any other.
     if (type === 'object' && isRecord(body.listViews)) {
+      const container = `object:${name}`;
       for (const [key, config] of Object.entries(body.listViews)) {
         const pointerInDoc = pointer('listViews', key);
         if (!isRecord(config)) continue;
@@ -258,7 +262,7 @@ export class ArtifactCollector {
           object: bindingOf(config) ?? name,
           key,
           docPrefix: pointerInDoc,
-          container: `object:${name}`,
+          container,
         });
       }
     }
@@ -281,12 +285,12 @@ export class ArtifactCollector {
         type: 'view',
         name: `${nameObject}.${key}`,
         body: body.config,
-        source: { ...source, pointer: childPointer(source.pointer, 'config') },
+        source: { ...source, pointer: source.pointer + IN_DOC.config },
         draft: this.draft,
         viewKind: kind,
         object,
         key,
-        docPrefix: pointer('config'),
+        docPrefix: IN_DOC.config,
       });
     }
     const isContainer = ['list', 'form', 'listViews', 'formViews'].some((k) => k in body);
@@ -335,16 +339,17 @@ export class ArtifactCollector {
         );
         return;
       }
-      for (const [key, config] of Object.entries(map))
-        items.push({ key: take(key), kind, config, pointer: childPointer(source.pointer, mapKey, key), inDoc: pointer(mapKey, key) });
+      for (const [key, config] of Object.entries(map)) {
+        const inDoc = pointer(mapKey, key);
+        items.push({ key: take(key), kind, config, pointer: source.pointer + inDoc, inDoc });
+      }
     };
     family('listViews', 'list');
     // The default list claims `<object>.default`; a colliding key is renamed `<key>_2`, as ObjectStack does.
     if (body.list !== undefined)
-      items.push({ key: take('default'), kind: 'list', config: body.list, pointer: childPointer(source.pointer, 'list'), inDoc: pointer('list') });
+      items.push({ key: take('default'), kind: 'list', config: body.list, pointer: source.pointer + IN_DOC.list, inDoc: IN_DOC.list });
     family('formViews', 'form');
-    if (body.form !== undefined)
-      items.push({ key: take('form'), kind: 'form', config: body.form, pointer: childPointer(source.pointer, 'form'), inDoc: pointer('form') });
+    if (body.form !== undefined) items.push({ key: take('form'), kind: 'form', config: body.form, pointer: source.pointer + IN_DOC.form, inDoc: IN_DOC.form });
     if (items.length === 0) {
       this.problem(
         'invalid_artifact',
@@ -356,6 +361,8 @@ export class ArtifactCollector {
       );
       return;
     }
+    // One string for the container, shared by its views (a view's pointer shares its docPrefix).
+    const container = `container:${containerObject ?? fallbackName}`;
     for (const item of items) {
       const object = (isRecord(item.config) ? bindingOf(item.config) : undefined) ?? containerObject;
       const name = `${object ?? fallbackName}.${item.key}`;
@@ -380,7 +387,7 @@ export class ArtifactCollector {
         object,
         key: item.key,
         docPrefix: item.inDoc,
-        container: `container:${containerObject ?? fallbackName}`,
+        container,
       });
     }
   }

@@ -315,10 +315,14 @@ class GraphBuilder {
         source: { pointer: '' },
       });
     }
+    const viewsByObject = new Map([...this.viewsByObject].map(([object, byKey]) => [object, new KeyedList([...byKey.values()], viewKey)]));
+    // The graph's sourceOf keeps this builder alive: its per-object Maps of views (a hash table
+    // each, the lists above replace them) are not kept with it.
+    this.viewsByObject.clear();
     return {
       objects: this.objects,
       views: this.views,
-      viewsByObject: new Map([...this.viewsByObject].map(([object, byKey]) => [object, new KeyedList([...byKey.values()], viewKey)])),
+      viewsByObject,
       dashboards: this.dashboards,
       datasets: this.datasets,
       apps: this.apps,

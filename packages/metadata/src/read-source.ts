@@ -5,7 +5,7 @@ import { collectFolder, collectStack, FOLDER_DIRS, type FolderFile } from './col
 import { describeJsonSyntaxError } from './describe-json-syntax-error.ts';
 import { didYouMean } from './edit-distance.ts';
 import { withDuplicateKeys } from './find-duplicate-keys.ts';
-import { INPUT_LIMITS, scanJson, setProblem, shapeProblem } from './input-bounds.ts';
+import { countKeys, INPUT_LIMITS, scanJson, setProblem, shapeProblem } from './input-bounds.ts';
 import { SourceError, SourceTexts } from './source-texts.ts';
 
 export { SourceError };
@@ -50,7 +50,7 @@ export async function readSource(path: string, options: ReadSourceOptions = {}):
     for (const f of files) set = withDuplicateKeys(set, f.text, `${root}/${f.path}`, draft);
     const texts = new SourceTexts();
     for (const f of files)
-      if (f.stat) texts.stamp(`${root}/${f.path}`, join(abs, f.path), f.stat, f.text);
+      if (f.stat) texts.stamp(`${root}/${f.path}`, join(abs, f.path), f.stat, f.text.length);
       else texts.hold(`${root}/${f.path}`, f.text);
     return withTexts(bounded(path, { ...set, notices: [...notices, ...(set.notices ?? [])] }), texts);
   }
@@ -59,13 +59,30 @@ export async function readSource(path: string, options: ReadSourceOptions = {}):
   const override = options.overrides?.get(path);
   if (override !== undefined) return withTexts(parseStack(override, path, draft), new SourceTexts().hold(path, override));
   if (info.size > MAX_FILE_BYTES) throw new SourceError(`cannot read ${path}: ${info.size} bytes is over the ${MAX_FILE_BYTES}-byte limit`);
+  // The text is gone before the set is built (read, scanned and parsed in a call of its own, which
+  // keeps it only when a key may repeat): the text, its parse and the set are never alive together.
+  const parsed = await readStackFile(abs, path);
+  return withTexts(collectParsed(parsed, path, draft), new SourceTexts().stamp(path, abs, info, parsed.length));
+}
+
+/** A stack file's text parsed: the text itself only when an object of it may repeat a key. */
+interface ParsedStack {
+  readonly doc: unknown;
+  /** Object members the text writes ({@link scanJson}). */
+  readonly keys: number;
+  /** Characters of the text. */
+  readonly length: number;
+  readonly text?: string | undefined;
+}
+
+async function readStackFile(abs: string, path: string): Promise<ParsedStack> {
   const text = await readFile(abs, 'utf8').catch((e: Error) => {
     throw new SourceError(`cannot read ${path}: ${e.message}`);
   });
-  return withTexts(parseStack(text, path, draft), new SourceTexts().stamp(path, abs, info, text));
+  return parseText(text, path);
 }
 
-function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
+function parseText(text: string, file: string): ParsedStack {
   // Counted before parsing: a parse of a hostile file is where the memory would go.
   const scanned = scanJson(text);
   const shape = shapeProblem(scanned, true);
@@ -76,7 +93,18 @@ function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
   } catch {
     throw new SourceError(`${file} is not valid JSON: ${describeJsonSyntaxError(text)}`);
   }
-  return withDuplicateKeys(bounded(file, collectStack(doc, { file, draft })), text, file, draft, { doc, keys: scanned.keys });
+  // Fewer own keys than members written: some object repeats a key, and the scan for it needs the text.
+  const repeats = countKeys(doc) !== scanned.keys;
+  return { doc, keys: scanned.keys, length: text.length, ...(repeats ? { text } : {}) };
+}
+
+function collectParsed(parsed: ParsedStack, file: string, draft: boolean): ArtifactSet {
+  const set = bounded(file, collectStack(parsed.doc, { file, draft }));
+  return parsed.text === undefined ? set : withDuplicateKeys(set, parsed.text, file, draft, { doc: parsed.doc, keys: parsed.keys });
+}
+
+function parseStack(text: string, file: string, draft: boolean): ArtifactSet {
+  return collectParsed(parseText(text, file), file, draft);
 }
 
 /** The set, or a SourceError when it is past a limit of {@link INPUT_LIMITS}. */

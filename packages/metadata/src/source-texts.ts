@@ -32,9 +32,9 @@ export class SourceTexts implements ReadonlyMap<string, string> {
     return this;
   }
 
-  /** A text just read from `path` (absolute, `info` its stat before the read), to read again when asked for. */
-  stamp(file: string, path: string, info: { readonly size: number; readonly mtimeMs: number; readonly ino: number }, text: string): this {
-    this.at.set(file, { path, size: info.size, mtimeMs: info.mtimeMs, ino: info.ino, length: text.length });
+  /** A text of `length` characters just read from `path` (absolute, `info` its stat before the read), to read again when asked for. */
+  stamp(file: string, path: string, info: { readonly size: number; readonly mtimeMs: number; readonly ino: number }, length: number): this {
+    this.at.set(file, { path, size: info.size, mtimeMs: info.mtimeMs, ino: info.ino, length });
     return this;
   }
 
