@@ -1,8 +1,8 @@
 import { lintGraph, lintGraphStreamed, type SeedRecordSource } from '@bvl/graph-lint';
 import { baseStack, SEED_DEFECT_CODES, seedDefects } from '@bvl/graph-lint/testing';
 import { buildGraph, collectStack } from '@bvl/metadata';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { overlayOf } from './overlay-of.ts';
 import { readOverlayRows, seedStreamStats, stageDrafts, storedSeedRecords } from './run-drafts.ts';
@@ -12,14 +12,12 @@ import { publishPackage } from './run-publish.ts';
 // and find exactly what they find over the records read whole (same issues, same order, same bounds).
 const NOW = new Date('2026-03-15T10:30:00Z');
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => NOW);
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => NOW,
+);
 
 describe('the seed rules over stored seeds read by cursor', () => {
   it('find what they find over the records read whole: every seed defect kind, drafts over published seeds, parts of 1, 2, 5 and 5,000', async () => {
