@@ -109,6 +109,13 @@ export interface SeedNode extends NodeBase {
   /** The natural-key field(s): externalId (or its alias key), default `name`. */
   readonly externalId: readonly string[];
   readonly mode: NonNullable<SeedDef['mode']>;
+  /** How many records the seed has: `def.records.length` for a seed held in memory; for a stored one, its stored list's length. */
+  readonly recordCount: number;
+  /**
+   * An opaque handle to where the records are stored (the platform's `StoredSeed`). When set,
+   * `def.records` is empty and the records are read through a source, part by part.
+   */
+  readonly stored?: unknown;
 }
 
 export interface NamedNode extends NodeBase {
@@ -437,6 +444,7 @@ class GraphBuilder {
           def: { object: a.name, records: [] },
           externalId: ['name'],
           mode: 'upsert',
+          recordCount: 0,
         });
       case 'report':
       case 'page':
@@ -707,6 +715,7 @@ class GraphBuilder {
         def: { object, records: [] },
         externalId: ['name'],
         mode: 'upsert',
+        recordCount: 0,
         draft: a.draft,
         invalid: true,
         source: a.source,
@@ -723,6 +732,7 @@ class GraphBuilder {
       def: normalized as SeedDef,
       externalId: typeof ext === 'string' ? this.keyList(ext) : ext,
       mode: checked.mode ?? 'upsert',
+      recordCount: checked.records.length,
       draft: a.draft,
       invalid: false,
       source: a.source,

@@ -25,6 +25,8 @@ export interface DecideInput {
    * (their rows are in the table), so this map holds a chunk's keys, not the seed's.
    */
   readonly seen: Map<string, string>;
+  /** The record a prepared record came from, by its index in the seed (default: `seed.def.records[index]`). */
+  readonly recordOf?: (index: number) => Readonly<Record<string, unknown>>;
   /** A new row id (random in the writer; fixed in tests). */
   readonly newId: () => string;
 }
@@ -93,7 +95,7 @@ export function decideSeedWrites(input: DecideInput): SeedWrites {
       continue;
     }
     // ObjectStack's record validator runs before the database: a record it rejects is not written.
-    const refused = writeContractProblem(input.object, seed.def.records[p.index]!, write);
+    const refused = writeContractProblem(input.object, input.recordOf ? input.recordOf(p.index) : seed.def.records[p.index]!, write);
     if (refused) {
       failed++;
       problems.push({ index: p.index, message: refused.message, field: refused.field });

@@ -117,6 +117,8 @@ export interface PrepareInput {
   /** Records `[start, end)` of the seed are prepared. */
   readonly start: number;
   readonly end: number;
+  /** Those records, record `start` first (a chunk read from the seed's source); default: `seed.def.records` from `start`. */
+  readonly records?: readonly Readonly<Record<string, unknown>>[];
   readonly now: Date;
   readonly nowIso: string;
   /** Unknown keys already reported for this seed (reported once per seed); the step adds to it. */
@@ -142,12 +144,13 @@ export interface PrepareResult {
  */
 export function prepareSeedRecords(input: PrepareInput): PrepareResult {
   const { seed, planOf } = input;
-  const records = seed.def.records;
+  const records = input.records ?? seed.def.records;
+  const base = input.records ? input.start : 0;
   const chunk: Prepared[] = [];
   const problems: RecordProblem[] = [];
   let refusedCount = 0;
   for (let i = input.start; i < input.end; i++) {
-    const record = records[i]!;
+    const record = records[i - base]!;
     const row: Record<string, unknown> = {};
     const lookups: PreparedLookup[] = [];
     let refused: { field: string; message: string } | undefined;

@@ -5,18 +5,20 @@ import type { EngineKind, PlatformContext } from './database.ts';
 import { decideSeedWrites, seedKeyOf } from './decide-seed-writes.ts';
 import { describeDbError, isDatabaseFailure } from './describe-db-error.ts';
 import { identifierProblem } from './identifier.ts';
-import { orderSeeds } from './order-seeds.ts';
+import { orderingFields, orderSeeds } from './order-seeds.ts';
 import { type FieldPlan, fieldPlanner, type Prepared, prepareSeedRecords } from './prepare-seed-records.ts';
 import { type Deferred, matchExisting, resolveDeferred, resolveLookups } from './run-seed-lookups.ts';
 import { attempt, type Db, defaultBytes, ID_TYPE, writeInserts, writeUpdates } from './run-seed-writes.ts';
 import { SeedKeyFilter } from './seed-key-filter.ts';
 import { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
+import { chunksOf, heldSeedRecords, type SeedRecord, type SeedRecordSource, type SeedRecordsOf, SeedSourceError } from './seed-records.ts';
 import type { SeedApplied, SeedError, SeedOutcome } from './seed-report.ts';
 import type { ColumnValue } from './to-column-value.ts';
 
 export { INSERT_BYTES } from './run-seed-writes.ts';
 export { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
 export type { SeedApplied, SeedError, SeedOutcome } from './seed-report.ts';
+export { heldSeedRecords, type SeedRecordSource, type SeedRecordsOf, SeedSourceError } from './seed-records.ts';
 
 /** What {@link applySeeds} needs: the tenant schema, the published graph, the seeds to run, the clock. */
 export interface ApplySeedsOptions {
@@ -35,6 +37,12 @@ export interface ApplySeedsOptions {
   readonly bulk?: boolean;
   /** Records applied per call (default {@link MAX_SEED_RECORDS}): a seed that would pass it is refused whole, before any of its rows is written. Tests pass a small one. */
   readonly maxSeedRecords?: number;
+  /**
+   * Where each seed's records are read from, part by part, in the seed's transaction (default
+   * {@link heldSeedRecords}: `seed.def.records`). The count is `seed.recordCount`; a source that
+   * gives other records than that, or throws, rolls its seed back, never writes part of it.
+   */
+  readonly records?: SeedRecordsOf;
 }
 
 /**
@@ -55,7 +63,9 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
   const errors: SeedError[] = [];
   let errorsOmitted = 0;
   const report = (e: SeedError) => (errors.length < MAX_SEED_ERRORS ? errors.push(e) : errorsOmitted++);
-  const ordered = orderSeeds(graph, options.seeds ?? [...graph.seeds.values()]);
+  const recordsOf = options.records ?? heldSeedRecords;
+  const given = options.seeds ?? [...graph.seeds.values()];
+  const ordered = orderSeeds(graph, given, options.records ? await usedKeys(ctx, graph, given, recordsOf) : undefined);
   const pending = new Map<string, number>();
   for (const s of ordered) pending.set(s.object, (pending.get(s.object) ?? 0) + 1);
   const deferred: Deferred[] = [];
@@ -66,12 +76,12 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
   let interrupted: string | undefined;
 
   for (const seed of ordered) {
-    const records = seed.def.records;
+    const count = seed.recordCount;
     const outcome: SeedOutcome = {
       seed: seed.name,
       object: seed.object,
       mode: seed.mode,
-      records: records.length,
+      records: count,
       applied: false,
       inserted: 0,
       updated: 0,
@@ -83,7 +93,7 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
     const skip = (reason: string, error: boolean) => {
       (outcome as { reason?: string }).reason = reason;
       if (error) {
-        outcome.failed = records.length;
+        outcome.failed = count;
         report({ seed: seed.name, object: seed.object, recordIndex: -1, message: reason });
       }
     };
@@ -91,9 +101,9 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
     else if (seed.def.env && !seed.def.env.includes(env)) skip(`not applied: the seed's env (${seed.def.env.join(', ')}) does not include "${env}"`, false);
     else if (seed.invalid) skip('not applied: the seed fails its schema (see its invalid_artifact issue)', true);
     else if (!object || identifierProblem(seed.object)) skip(`not applied: object "${seed.object}" does not exist`, true);
-    else if (records.length > budget) skip(`not applied: ${records.length} records would pass the limit of ${limit} seed records per publish`, true);
+    else if (count > budget) skip(`not applied: ${count} records would pass the limit of ${limit} seed records per publish`, true);
     else {
-      budget -= records.length;
+      budget -= count;
       (outcome as { applied: boolean }).applied = true;
       // The seed's errors and back references count only once its transaction commits.
       const seedErrors: SeedError[] = [];
@@ -104,6 +114,7 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
             schema,
             graph,
             seed,
+            records: recordsOf(trx, seed),
             object,
             outcome,
             report: (e) => seedErrors.push(e),
@@ -122,7 +133,13 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
         delete outcome.deleted;
         if (isDatabaseFailure(e)) interrupted = describeDbError(e);
         skip(
-          `not applied: ${isDatabaseFailure(e) ? 'the database failed while writing it, and its transaction rolled back' : 'it stopped on an unexpected error, and its transaction rolled back'}: ${describeDbError(e)}`,
+          `not applied: ${
+            isDatabaseFailure(e)
+              ? 'the database failed while writing it, and its transaction rolled back'
+              : e instanceof SeedSourceError
+                ? 'its records could not be read whole, and its transaction rolled back'
+                : 'it stopped on an unexpected error, and its transaction rolled back'
+          }: ${describeDbError(e)}`,
           true,
         );
       }
@@ -174,6 +191,8 @@ interface SeedRun {
   readonly schema: string;
   readonly graph: Graph;
   readonly seed: SeedNode;
+  /** The seed's records, read part by part ({@link SeedNode.recordCount} of them). */
+  readonly records: SeedRecordSource;
   readonly object: ObjectNode;
   readonly outcome: SeedOutcome;
   readonly report: (e: SeedError) => void;
@@ -206,7 +225,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     if (!cleared.ok) err(-1, `mode 'replace' could not clear the table: ${describeDbError(cleared.error)}`);
     else outcome.deleted = Number(cleared.value.numAffectedRows ?? 0);
   }
-  const records = seed.def.records;
+  const count = seed.recordCount;
   const defaults = defaultBytes(run.object);
   // A table with no rows when the seed starts (a first publish) holds nothing a record could match
   // but the rows this seed writes: matching each chunk against the table as it fills (an index
@@ -219,14 +238,18 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   // the records whose key `written` may hold are matched (a few bits per key, not the key and its
   // row id); `unwritten` holds the keys whose insert failed and the id it was to take (one per
   // failed record), so a later record of such a key is refused as before, not inserted.
-  const written = empty && seed.mode !== 'insert' ? new SeedKeyFilter(records.length) : undefined;
+  const written = empty && seed.mode !== 'insert' ? new SeedKeyFilter(count) : undefined;
   const unwritten = new Map<string, string>();
-  for (let start = 0; start < records.length; start += SEED_CHUNK) {
+  // The records a chunk at a time, whatever parts the source reads them in: the chunks are those of
+  // the records held whole (so every decision is the same), and only one is held at once.
+  for await (const { start, records } of chunksOf(run.records, count, SEED_CHUNK, seed.name)) {
+    const recordOf = (index: number): SeedRecord => records[index - start]!;
     const prepared = prepareSeedRecords({
       seed,
       planOf,
       start,
-      end: Math.min(records.length, start + SEED_CHUNK),
+      end: start + records.length,
+      records,
       now: run.now,
       nowIso: run.nowIso,
       unknownReported,
@@ -253,7 +276,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
         });
     }
     const matches = match.length === 0 ? new Map<number, string>() : await matchExisting(db, run, match, keyPlans as FieldPlan[], err);
-    const writes = decideSeedWrites({ seed, object, chunk, keyless, matches, seen, newId: randomUUID });
+    const writes = decideSeedWrites({ seed, object, chunk, keyless, matches, seen, recordOf, newId: randomUUID });
     outcome.failed += writes.failed;
     outcome.skipped += writes.skipped;
     outcome.updated += writes.merged;
@@ -281,4 +304,38 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       if (rowId) run.deferred.push({ ...d, rowId });
     }
   }
+}
+
+/**
+ * Per seed whose records matter to the order (it has lookup fields to the objects of other seeds
+ * of the run), which of those fields its records use, read from its source: stops as soon as every
+ * such field is found (usually in the first part). A source that fails here counts every such field
+ * as used (the seed itself then fails as it runs).
+ */
+async function usedKeys(ctx: PlatformContext, graph: Graph, seeds: readonly SeedNode[], recordsOf: SeedRecordsOf): Promise<Map<SeedNode, Set<string>>> {
+  const used = new Map<SeedNode, Set<string>>();
+  const wanted = seeds.map((seed) => [seed, orderingFields(graph, seed, seeds)] as const).filter(([, fields]) => fields.length > 0);
+  for (const [seed] of wanted) used.set(seed, new Set());
+  if (wanted.length === 0) return used;
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      for (const [seed, fields] of wanted) {
+        const found = used.get(seed)!;
+        try {
+          reading: for await (const part of recordsOf(trx, seed)()) {
+            for (const r of part) {
+              for (const f of fields) if (!found.has(f) && Object.hasOwn(r, f)) found.add(f);
+              if (found.size === fields.length) break reading;
+            }
+          }
+        } catch {
+          for (const f of fields) found.add(f);
+        }
+      }
+    })
+    .catch(() => {
+      for (const [seed, fields] of wanted) for (const f of fields) used.get(seed)!.add(f);
+    });
+  return used;
 }
