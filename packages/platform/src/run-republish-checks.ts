@@ -5,6 +5,8 @@ import { conversionOf, describeColumnType } from './convert-column.ts';
 import type { ExistingSchema, SchemaStep } from './diff-schema.ts';
 import { identifierProblem } from './identifier.ts';
 import type { TablePlan } from './plan-tables.ts';
+import { SEED_CHUNK } from './seed-limits.ts';
+import { heldSeedRecords, type SeedRecordsOf } from './seed-records.ts';
 
 /** What a republish is checked against: the steps it would run, the tables as they are, the metadata before and after. */
 export interface RepublishInput {
@@ -21,6 +23,8 @@ export interface RepublishInput {
   readonly env: string;
   /** Proceed with changes that lose or change existing data (and say what changed). */
   readonly allowDataChange: boolean;
+  /** Where a `replace` seed's records are read from (default: `def.records`); read in `db`, a transaction. */
+  readonly records?: SeedRecordsOf;
 }
 
 /** The verdict: errors refuse the publish; warnings travel with it; `afterDdl` runs after the DDL when data changes are allowed. */
@@ -302,25 +306,32 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
     if (!have || identifierProblem(seed.object)) continue;
     const [key] = seed.externalId;
     const keyed = seed.externalId.length === 1 && key !== undefined && have.columns.has(key) && !identifierProblem(key);
-    const keys = keyed ? seed.def.records.flatMap((r) => (r[key] === null || r[key] === undefined ? [] : [String(r[key])])) : [];
+    const keys = keyed ? await replaceKeys(db, seed, key!, input.records ?? heldSeedRecords) : { inline: [] };
     const r = (
       await sql<{
         total: number;
         extra: number | null;
-      }>`select count(*)::int as total, ${keyed ? sql`count(*) filter (where ${sql.id(key!)} is null or (${sql.id(key!)})::text <> all(${keys}::text[]))::int` : sql`null::int`} as extra from ${table(seed.object)}`.execute(
-        db,
-      )
+      }>`${
+        !keyed
+          ? sql`select count(*)::int as total, null::int as extra from ${table(seed.object)}`
+          : 'inline' in keys
+            ? sql`select count(*)::int as total, count(*) filter (where ${sql.id(key!)} is null or (${sql.id(key!)})::text <> all(${keys.inline}::text[]))::int as extra from ${table(seed.object)}`
+            : // More keys than one statement should carry: they were put in a temporary table, joined once.
+              sql`select count(*)::int as total, count(*) filter (where t.${sql.id(key!)} is null or k.k is null)::int as extra
+                  from ${table(seed.object)} as t left join (select distinct k from ${sql.id('pg_temp', keys.table)}) as k on k.k = (t.${sql.id(key!)})::text`
+      }`.execute(db)
     ).rows[0];
+    if ('table' in keys) await sql`drop table ${sql.id('pg_temp', keys.table)}`.execute(db);
     if (!r || r.total === 0) continue;
     // Rows no record recreates: counted by key, or (no single key) at least those past the records.
-    const extra = keyed ? (r.extra ?? 0) : Math.max(0, r.total - seed.def.records.length);
+    const extra = keyed ? (r.extra ?? 0) : Math.max(0, r.total - seed.recordCount);
     const where = { artifact: { type: 'seed', name: seed.name }, ref: { type: 'object', name: seed.object }, path: '/mode', draft: seed.draft };
     if (extra > 0 && !input.allowDataChange) {
       errors.push(
         makeIssue({
           code: 'data_loss_on_republish',
           ...where,
-          message: `Seed "${seed.name}" uses mode "replace": this publish would delete all ${plural(r.total, 'row')} of object "${seed.object}" and write its ${plural(seed.def.records.length, 'record')} again, and ${keyed ? '' : 'at least '}${plural(extra, 'row')} ${extra === 1 ? 'is' : 'are'} not among the seed's records (added outside the seed${keyed ? '' : `; without a single externalId bvl cannot tell which`}): ${extra === 1 ? 'it' : 'they'} would be gone. bvl refused the publish so that no data is lost by accident.`,
+          message: `Seed "${seed.name}" uses mode "replace": this publish would delete all ${plural(r.total, 'row')} of object "${seed.object}" and write its ${plural(seed.recordCount, 'record')} again, and ${keyed ? '' : 'at least '}${plural(extra, 'row')} ${extra === 1 ? 'is' : 'are'} not among the seed's records (added outside the seed${keyed ? '' : `; without a single externalId bvl cannot tell which`}): ${extra === 1 ? 'it' : 'they'} would be gone. bvl refused the publish so that no data is lost by accident.`,
           fix: `Use mode "upsert" with an externalId to keep rows added outside the seed, delete those rows yourself first, or publish again with ${ALLOW} to let the seed delete them.`,
         }),
       );
@@ -330,10 +341,40 @@ export async function checkRepublish<DB>(db: Kysely<DB>, input: RepublishInput):
       makeIssue({
         code: 'seed_replace_deletes_rows',
         ...where,
-        message: `Seed "${seed.name}" uses mode "replace": this publish deletes all ${plural(r.total, 'row')} of object "${seed.object}" and writes its ${plural(seed.def.records.length, 'record')} again, with new ids (lookups to the old rows are cleared)${extra > 0 ? `; ${plural(extra, 'deleted row')} ${extra === 1 ? 'is' : 'are'} not among the seed's records (added outside the seed) and will be gone` : ''}.`,
+        message: `Seed "${seed.name}" uses mode "replace": this publish deletes all ${plural(r.total, 'row')} of object "${seed.object}" and writes its ${plural(seed.recordCount, 'record')} again, with new ids (lookups to the old rows are cleared)${extra > 0 ? `; ${plural(extra, 'deleted row')} ${extra === 1 ? 'is' : 'are'} not among the seed's records (added outside the seed) and will be gone` : ''}.`,
         fix: 'Use mode "upsert" with an externalId to keep rows added outside the seed and the ids other rows point at; keep "replace" only for data the seed alone owns.',
       }),
     );
   }
   return { errors, warnings, afterDdl };
+}
+
+let keyTables = 0;
+
+/**
+ * The keys of a `replace` seed's records (single key field `key`, missing ones left out), read
+ * from its source part by part: up to {@link SEED_CHUNK} of them as one array, more in a temporary
+ * table of the transaction `db` (dropped by the caller, and at its end), so none is held whole.
+ */
+async function replaceKeys<DB>(db: Kysely<DB>, seed: SeedNode, key: string, recordsOf: SeedRecordsOf): Promise<{ inline: string[] } | { table: string }> {
+  let keys: string[] = [];
+  let table: string | undefined;
+  const flush = async () => {
+    if (table === undefined) {
+      table = `bvl_replace_keys_${++keyTables}`;
+      await sql`create temporary table ${sql.id('pg_temp', table)} (k text) on commit drop`.execute(db);
+    }
+    await sql`insert into ${sql.id('pg_temp', table)} (k) select unnest(${keys}::text[])`.execute(db);
+    keys = [];
+  };
+  for await (const part of recordsOf(db as unknown as Parameters<SeedRecordsOf>[0], seed)()) {
+    for (const r of part) {
+      const v = r[key];
+      if (v !== null && v !== undefined) keys.push(String(v));
+    }
+    if (keys.length > SEED_CHUNK) await flush();
+  }
+  if (table === undefined) return { inline: keys };
+  if (keys.length > 0) await flush();
+  return { table };
 }

@@ -5,6 +5,7 @@ export { PLANES, type Plane, type ProbeReport, type SkippedProbe, sortSkipped, z
 export { MAX_PROBES, PROBE_CONCURRENCY, type RunProbesInput, runProbes } from './run-probes.ts';
 export {
   expectedRows,
+  expectedRowsOf,
   judgeDroppedValues,
   judgeSeed,
   MAX_QUOTED_SEED_ERRORS,
@@ -12,6 +13,7 @@ export {
   type SeedApplyReport,
   type SeedErrorDetail,
   type SeedProbe,
+  type SeedRecordSource,
 } from './seed-probe.ts';
 export { judgeView, planViewProbes, type ViewProbe, viewRead } from './view-probe.ts';
 export { judgeWidget, planWidgetProbes, WIDGET_ROW_LIMIT, type WidgetProbe, widgetSelection } from './widget-probe.ts';

@@ -1,10 +1,10 @@
 import { type BuildIssue, makeIssue, sortIssues } from '@bvl/build-issue';
-import type { Graph } from '@bvl/metadata';
+import type { Graph, SeedNode } from '@bvl/metadata';
 import { type Carried, carriedReason } from './plan-carry.ts';
 import { planProbes } from './plan-probes.ts';
 import type { ProbeEngine, ProbeOutcome } from './probe-engine.ts';
 import { type Plane, type ProbeReport, type SkippedProbe, sortSkipped, zeroPlanes } from './probe-report.ts';
-import { judgeDroppedValues, judgeSeed, type SeedApplyReport } from './seed-probe.ts';
+import { expectedRowsOf, judgeDroppedValues, judgeSeed, type SeedApplyReport, type SeedProbe, type SeedRecordSource } from './seed-probe.ts';
 import { judgeView } from './view-probe.ts';
 import { judgeWidget } from './widget-probe.ts';
 
@@ -34,6 +34,12 @@ export interface RunProbesInput {
    * result's issues about them are reported again. Absent: everything in scope is probed.
    */
   readonly carried?: Carried | undefined;
+  /**
+   * Where a seed's records are read from when they are not held in `def.records` (a stored seed:
+   * `stored` set): the rows it must leave are counted over them, part by part. Absent, or
+   * undefined for a seed: its `def.records`.
+   */
+  readonly seedRecords?: ((seed: SeedNode) => SeedRecordSource | undefined) | undefined;
 }
 
 /** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
@@ -99,7 +105,24 @@ export async function runProbes(input: RunProbesInput): Promise<ProbeReport> {
     skipped.push({ ...s, reason: carriedReason(carried!.publishId), carriedFrom: carried!.publishId });
     return false;
   };
-  const seedPlan = plan.seeds.filter((p) => !isCarried('seed', p.seed.name) || carry({ plane: 'seeds', artifact: { type: 'seed', name: p.seed.name } }));
+  const planned = plan.seeds.filter((p) => !isCarried('seed', p.seed.name) || carry({ plane: 'seeds', artifact: { type: 'seed', name: p.seed.name } }));
+  // A stored seed's expected rows, over its records read part by part (only for the seeds probed);
+  // one whose records cannot be read is skipped, saying why.
+  const seedPlan: SeedProbe[] = [];
+  for (const p of planned) {
+    const source = input.seedRecords?.(p.seed);
+    if (!source) seedPlan.push(p);
+    else
+      try {
+        seedPlan.push({ ...p, expected: await expectedRowsOf(p.seed, source) });
+      } catch (e) {
+        skipped.push({
+          plane: 'seeds',
+          artifact: { type: 'seed', name: p.seed.name },
+          reason: `its stored records could not be read: ${e instanceof Error ? e.message : String(e)}`,
+        });
+      }
+  }
   const viewPlan = plan.views.filter((p) => !isCarried('view', p.view.name) || carry({ plane: 'views', artifact: { type: 'view', name: p.view.name } }));
   const widgetPlan = plan.widgets.filter(
     (p) =>

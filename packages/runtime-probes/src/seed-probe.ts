@@ -36,7 +36,7 @@ export const MAX_QUOTED_SEED_ERRORS = 3;
  */
 export function expectedRows(seed: SeedNode): number {
   const records = seed.def.records;
-  if (seed.mode === 'insert') return records.length;
+  if (seed.mode === 'insert') return seed.recordCount;
   const keys = new Set<string>();
   let keyless = 0;
   for (const r of records) {
@@ -45,6 +45,60 @@ export function expectedRows(seed: SeedNode): number {
     else keys.add(JSON.stringify(values));
   }
   return keys.size + keyless;
+}
+
+/** A seed's records read part by part, in record order (graph-lint's `SeedRecordSource` shape). */
+export type SeedRecordSource = () => AsyncIterable<readonly Readonly<Record<string, unknown>>[]>;
+
+/**
+ * {@link expectedRows} over records read from `source`, part by part, without holding them or
+ * their keys: `insert` is the record count (no read); otherwise each key is kept as a 64-bit hash
+ * of its text (8 bytes a record, in one typed array sorted once), the distinct hashes counted. Two
+ * distinct keys share a hash with a chance of about n²/2^65 (1 in 400 million at 300,000 keys),
+ * which would expect one row fewer. Throws what the source throws.
+ */
+export async function expectedRowsOf(seed: SeedNode, source: SeedRecordSource): Promise<number> {
+  if (seed.mode === 'insert') return seed.recordCount;
+  let hashes = new BigUint64Array(Math.max(16, seed.recordCount));
+  let n = 0;
+  let keyless = 0;
+  for await (const part of source()) {
+    for (const r of part) {
+      const values = seed.externalId.map((k) => r[k]);
+      if (values.some((v) => v === null || v === undefined)) {
+        keyless++;
+        continue;
+      }
+      if (n === hashes.length) {
+        const grown = new BigUint64Array(hashes.length * 2);
+        grown.set(hashes);
+        hashes = grown;
+      }
+      hashes[n++] = hash64(JSON.stringify(values));
+    }
+  }
+  const sorted = hashes.subarray(0, n).sort();
+  let distinct = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinct++;
+  return distinct + keyless;
+}
+
+/** Two independent 32-bit hashes of a string's UTF-16 code units (FNV-1a and a multiply-xorshift), as one 64-bit value. */
+function hash64(s: string): bigint {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x85ebca6b);
+    b ^= b >>> 13;
+  }
+  a ^= a >>> 15;
+  a = Math.imul(a, 0x2c1b3c6d);
+  a ^= a >>> 12;
+  b = Math.imul(b ^ (b >>> 16), 0xc2b2ae35);
+  b ^= b >>> 16;
+  return (BigInt(a >>> 0) << 32n) | BigInt(b >>> 0);
 }
 
 /** The seeds to probe, and the ones skipped with their reason. Pure. */

@@ -1,0 +1,84 @@
+import type { Graph, SeedNode } from '@bvl/metadata';
+import { describe, expect, it } from 'vitest';
+import { fakeEngine } from '../test/fake-engine.ts';
+import { graphOf } from '../test/graphs.ts';
+import { runProbes } from './run-probes.ts';
+import { expectedRows, expectedRowsOf, type SeedRecordSource } from './seed-probe.ts';
+
+// Issue 21: the rows a seed must leave, counted over its records read part by part (a stored seed),
+// are those counted over the records held whole.
+const FIELDS = { name: { type: 'text' }, a: { type: 'text' }, b: { type: 'number' } };
+const graphWith = (seed: Record<string, unknown>): Graph => graphOf({ objects: [{ name: 'o', fields: FIELDS }], data: [seed] });
+const seedOf = (seed: Record<string, unknown>): SeedNode => graphWith(seed).seeds.get('o')!;
+
+const partsOf =
+  (records: readonly Record<string, unknown>[], part: number): SeedRecordSource =>
+  async function* () {
+    for (let i = 0; i < records.length; i += part) yield records.slice(i, i + part);
+  };
+
+/** The seed as stored: its records empty, read through a source. */
+const stored = (seed: SeedNode): SeedNode => ({ ...seed, def: { ...seed.def, records: [] }, stored: { handle: seed.name } });
+
+describe('expectedRowsOf', () => {
+  const many = Array.from({ length: 3_000 }, (_, i) => ({
+    name: i % 7 === 0 ? undefined : i % 3 === 0 ? `k${i % 1_000}` : i % 1_000,
+    a: `a${i % 11}`,
+    b: i % 13 === 0 ? null : i % 5,
+  }));
+  const seeds: Array<[string, Record<string, unknown>]> = [
+    ['repeated keys', { object: 'o', records: [{ name: 'x' }, { name: 'y' }, { name: 'x' }] }],
+    ['records without their key', { object: 'o', records: [{ name: 'x' }, {}, { name: null }, {}] }],
+    ['a number and its text are two keys (as held)', { object: 'o', records: [{ name: 1 }, { name: '1' }, { name: 1 }] }],
+    ['many, single key', { object: 'o', records: many }],
+    ['many, composite key', { object: 'o', externalId: ['a', 'b'], records: many }],
+    ['insert counts records', { object: 'o', mode: 'insert', records: many }],
+    ['empty', { object: 'o', records: [] }],
+  ];
+  for (const [label, def] of seeds)
+    it(`${label}: the count over records held whole, at parts of 1, 2, 5 and 5,000`, async () => {
+      const seed = seedOf(def);
+      const held = expectedRows(seed);
+      if (label.startsWith('many')) expect(held).toBeGreaterThan(100);
+      for (const part of [1, 2, 5, 5_000]) expect(await expectedRowsOf(stored(seed), partsOf(seed.def.records, part)), `parts of ${part}`).toBe(held);
+    });
+});
+
+describe('runProbes over stored seeds', () => {
+  const def = { object: 'o', records: [{ name: 'x' }, { name: 'y' }, { name: 'x' }, { name: 'z' }] };
+  const held = graphWith(def);
+  const seed = held.seeds.get('o')!;
+  const storedGraph: Graph = { ...held, seeds: new Map([['o', stored(seed)]]) };
+  it('judges a stored seed by its records read from the source, as the held seed', async () => {
+    for (const rows of [0, 2, 3]) {
+      const engine = () => fakeEngine({ rows: { o: rows } });
+      const whole = await runProbes({ engine: engine(), graph: held });
+      const parts = await runProbes({
+        engine: engine(),
+        graph: storedGraph,
+        seedRecords: (s) => (s.stored ? partsOf(def.records, 1) : undefined),
+      });
+      expect(parts, `${rows} rows`).toEqual(whole);
+    }
+    // Without its source a stored seed counts no records: it would pass unjudged.
+    expect((await runProbes({ engine: fakeEngine({ rows: { o: 2 } }), graph: storedGraph })).issues).toEqual([]);
+    expect((await runProbes({ engine: fakeEngine({ rows: { o: 2 } }), graph: held })).issues.map((i) => i.code)).toEqual(['row_count_mismatch']);
+  });
+  it('skips a stored seed whose records cannot be read, saying why', async () => {
+    const report = await runProbes({
+      engine: fakeEngine({ rows: { o: 3 } }),
+      graph: storedGraph,
+      seedRecords: () =>
+        async function* () {
+          yield [{ name: 'x' }];
+          throw new Error('the stored seed went away');
+        },
+    });
+    expect(report.skipped).toContainEqual({
+      plane: 'seeds',
+      artifact: { type: 'seed', name: 'o' },
+      reason: 'its stored records could not be read: the stored seed went away',
+    });
+    expect(report.issues).toEqual([]);
+  });
+});
