@@ -130,6 +130,7 @@ export {
 } from './run-seeds.ts';
 export { dropTenant, ensureOwnSchema, ensureTenant, ForeignSchemaError, tenantSchemaMark } from './run-tenant.ts';
 export { checkScope, type PackageScope, ScopeError } from './scope.ts';
+export { heldSeedRecords, type SeedRecord, type SeedRecordSource, type SeedRecordsOf, SeedSourceError, tenantSeedRecords } from './seed-records.ts';
 export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
 export { countSwitchLocks, type LockTable, lockTableIssue, type SwitchLocks, switchLocksOf } from './switch-locks.ts';
 export { type ColumnValue, toColumnValue } from './to-column-value.ts';

@@ -13,6 +13,7 @@ import { applySeeds, type SeedApplied } from './run-seeds.ts';
 import { adoptStaged, DDL_LOCK_BUDGET, dropStaged, needsStaging, type Staged, stagePublish } from './run-stage.ts';
 import { ensureTenant, ForeignSchemaError } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
+import { tenantSeedRecords } from './seed-records.ts';
 
 export {
   PUBLISH_LOCK_TIMEOUT_MS,
@@ -259,6 +260,7 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
       graph,
       seeds,
       now: ctx.now(),
+      records: tenantSeedRecords(scope.tenant),
       ...(options.env ? { env: options.env } : {}),
       ...(options.maxSeedRecords !== undefined ? { maxSeedRecords: options.maxSeedRecords } : {}),
     });

@@ -80,13 +80,42 @@ function data(): unknown[] {
     { object: 'region', records: [{ name: 'R0' }, { name: 'R1' }, { name: 'R2' }, { name: 'R1' }] },
     { object: 'tag', records: [{ name: 'T1' }, { name: 'T2' }] },
     // A cycle: person → team → person, resolved in the second pass.
-    { object: 'team', records: [{ name: 'Red', lead: 'P1' }, { name: 'Blue', lead: 'P2' }] },
-    { object: 'person', records: [{ name: 'P1', team: 'Red' }, { name: 'P2', team: 'Blue' }, { name: 'P3', team: 'Green' }] },
+    {
+      object: 'team',
+      records: [
+        { name: 'Red', lead: 'P1' },
+        { name: 'Blue', lead: 'P2' },
+      ],
+    },
+    {
+      object: 'person',
+      records: [
+        { name: 'P1', team: 'Red' },
+        { name: 'P2', team: 'Blue' },
+        { name: 'P3', team: 'Green' },
+      ],
+    },
     { object: 'acct', externalId: 'code', records: acctRecords() },
     { object: 'log', mode: 'insert', records: Array.from({ length: 12 }, (_, i) => ({ msg: `m${i % 4}`, n: i === 6 ? [1] : i, acct: `A${i}` })) },
     { object: 'upd', records: [{ name: 'u1', val: 1 }] },
-    { object: 'upd', mode: 'update', records: [{ name: 'u1', val: 2 }, { name: 'u9', val: 9 }, { name: 'u1', val: 3 }] },
-    { object: 'ign', mode: 'ignore', records: [{ name: 'i1', val: 1 }, { name: 'i1', val: 2 }, { name: 'i2', val: 'x' }] },
+    {
+      object: 'upd',
+      mode: 'update',
+      records: [
+        { name: 'u1', val: 2 },
+        { name: 'u9', val: 9 },
+        { name: 'u1', val: 3 },
+      ],
+    },
+    {
+      object: 'ign',
+      mode: 'ignore',
+      records: [
+        { name: 'i1', val: 1 },
+        { name: 'i1', val: 2 },
+        { name: 'i2', val: 'x' },
+      ],
+    },
     { object: 'rep', mode: 'replace', records: Array.from({ length: 9 }, (_, i) => ({ name: `r${i % 7}`, val: i })) },
   ];
 }
@@ -151,7 +180,13 @@ async function contents(tenant: string): Promise<Record<string, string[]>> {
         Object.fromEntries(
           Object.entries(r).map(([k, v]) => [
             k,
-            k === 'id' ? label.get(String(v)) : Array.isArray(v) ? v.map((x) => label.get(String(x)) ?? x) : typeof v === 'string' && label.has(v) ? label.get(v) : v,
+            k === 'id'
+              ? label.get(String(v))
+              : Array.isArray(v)
+                ? v.map((x) => label.get(String(x)) ?? x)
+                : typeof v === 'string' && label.has(v)
+                  ? label.get(v)
+                  : v,
           ]),
         ),
       ),
@@ -162,7 +197,10 @@ async function contents(tenant: string): Promise<Record<string, string[]>> {
 
 describe('the seed writer fed by a source', () => {
   it('writes what it writes from the records held whole: every mode, first publish and replay, parts of 1, 2, 5 and 5,000, over records held and stored', async () => {
-    const run = async (label: string, variant: (t: { tenant: string; graph: Graph; handles: Map<string, StoredSeed> }) => { graph: Graph; records?: SeedRecordsOf }) => {
+    const run = async (
+      label: string,
+      variant: (t: { tenant: string; graph: Graph; handles: Map<string, StoredSeed> }) => { graph: Graph; records?: SeedRecordsOf },
+    ) => {
       const t = await prepared(label);
       const { graph, records } = variant(t);
       const apply = () => applySeeds(platform, { schema: tenantSchema(t.tenant), graph, now: NOW, ...(records ? { records } : {}) });
@@ -180,7 +218,17 @@ describe('the seed writer fed by a source', () => {
     expect(held.replay.seeds.find((s) => s.object === 'rep')?.deleted).toBe(7);
     expect(held.replay.skipped).toBeGreaterThan(0);
     const messages = held.first.errors.map((e) => `${e.recordIndex} ${e.field} ${e.message}`).join('\n');
-    for (const m of ['no field "bogus"', 'row not written', 'Nowhere', 'A-none', 'T9', 'Green', "mode 'update' found no", 'duplicate key', 'not written earlier'])
+    for (const m of [
+      'no field "bogus"',
+      'row not written',
+      'Nowhere',
+      'A-none',
+      'T9',
+      'Green',
+      "mode 'update' found no",
+      'duplicate key',
+      'not written earlier',
+    ])
       expect(messages).toContain(m);
     expect(held.firstRows.acct).toHaveLength(DISTINCT - 3);
     for (const part of [1, 2, 5, 5_000]) {
@@ -214,7 +262,8 @@ describe('the seed writer fed by a source', () => {
       } satisfies SeedRecordSource;
     };
     const schema = tenantSchema(t.tenant);
-    const count = async (table: string) => Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.id(schema, table)}`.execute(platform.db)).rows[0]!.n);
+    const count = async (table: string) =>
+      Number((await sql<{ n: number }>`select count(*)::int as n from ${sql.id(schema, table)}`.execute(platform.db)).rows[0]!.n);
     const check = (r: SeedApplied, seed: SeedNode, why: string) => {
       const o = r.seeds.find((s) => s.seed === seed.name)!;
       expect(o).toMatchObject({ applied: false, inserted: 0, updated: 0, skipped: 0, failed: seed.recordCount });

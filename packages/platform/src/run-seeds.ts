@@ -18,7 +18,6 @@ import type { ColumnValue } from './to-column-value.ts';
 export { INSERT_BYTES } from './run-seed-writes.ts';
 export { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
 export type { SeedApplied, SeedError, SeedOutcome } from './seed-report.ts';
-export { heldSeedRecords, type SeedRecordSource, type SeedRecordsOf, SeedSourceError } from './seed-records.ts';
 
 /** What {@link applySeeds} needs: the tenant schema, the published graph, the seeds to run, the clock. */
 export interface ApplySeedsOptions {
@@ -65,7 +64,8 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
   const report = (e: SeedError) => (errors.length < MAX_SEED_ERRORS ? errors.push(e) : errorsOmitted++);
   const recordsOf = options.records ?? heldSeedRecords;
   const given = options.seeds ?? [...graph.seeds.values()];
-  const ordered = orderSeeds(graph, given, options.records ? await usedKeys(ctx, graph, given, recordsOf) : undefined);
+  // A stored seed's records are not in its node: the keys they use are read from its source first.
+  const ordered = orderSeeds(graph, given, given.some((s) => s.stored !== undefined) ? await usedKeys(ctx, graph, given, recordsOf) : undefined);
   const pending = new Map<string, number>();
   for (const s of ordered) pending.set(s.object, (pending.get(s.object) ?? 0) + 1);
   const deferred: Deferred[] = [];
@@ -307,14 +307,17 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
 }
 
 /**
- * Per seed whose records matter to the order (it has lookup fields to the objects of other seeds
- * of the run), which of those fields its records use, read from its source: stops as soon as every
+ * Per stored seed whose records matter to the order (it has lookup fields to the objects of other
+ * seeds of the run), which of those fields its records use, read from its source: stops as soon as every
  * such field is found (usually in the first part). A source that fails here counts every such field
  * as used (the seed itself then fails as it runs).
  */
 async function usedKeys(ctx: PlatformContext, graph: Graph, seeds: readonly SeedNode[], recordsOf: SeedRecordsOf): Promise<Map<SeedNode, Set<string>>> {
   const used = new Map<SeedNode, Set<string>>();
-  const wanted = seeds.map((seed) => [seed, orderingFields(graph, seed, seeds)] as const).filter(([, fields]) => fields.length > 0);
+  const wanted = seeds
+    .filter((seed) => seed.stored !== undefined)
+    .map((seed) => [seed, orderingFields(graph, seed, seeds)] as const)
+    .filter(([, fields]) => fields.length > 0);
   for (const [seed] of wanted) used.set(seed, new Set());
   if (wanted.length === 0) return used;
   await ctx.db

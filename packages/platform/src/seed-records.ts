@@ -1,6 +1,7 @@
 import type { SeedNode } from '@bvl/metadata';
 import type { Kysely } from 'kysely';
 import type { BvlDatabase } from './database.ts';
+import { type StoredSeed, storedSeedRecords } from './run-drafts.ts';
 import { SEED_CHUNK } from './seed-limits.ts';
 
 /** One seed record as a source yields it. */
@@ -25,6 +26,12 @@ export const heldSeedRecords: SeedRecordsOf = (_trx, seed) =>
     const records = seed.def.records;
     for (let start = 0; start < records.length; start += SEED_CHUNK) yield records.slice(start, start + SEED_CHUNK);
   };
+
+/** The records of the seeds of `tenant`: a stored seed's (its node's `stored`, a {@link StoredSeed}) by cursor, a held one's from its node. */
+export const tenantSeedRecords =
+  (tenant: string): SeedRecordsOf =>
+  (trx, seed) =>
+    seed.stored !== undefined ? storedSeedRecords(trx, tenant, seed.stored as StoredSeed) : heldSeedRecords(trx, seed);
 
 /** A seed's source gave other records than its node says: the records changed or went while being read. */
 export class SeedSourceError extends Error {
@@ -69,6 +76,9 @@ export async function* chunksOf(
       }
     }
   }
-  if (read < count) throw new SeedSourceError(`seed "${seedName}": its records source ended after ${read} of the ${count} records the seed has (its stored records went or changed while being read)`);
+  if (read < count)
+    throw new SeedSourceError(
+      `seed "${seedName}": its records source ended after ${read} of the ${count} records the seed has (its stored records went or changed while being read)`,
+    );
   if (buffer.length > 0) yield { start, records: buffer };
 }

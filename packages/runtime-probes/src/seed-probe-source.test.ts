@@ -11,8 +11,7 @@ const FIELDS = { name: { type: 'text' }, a: { type: 'text' }, b: { type: 'number
 const graphWith = (seed: Record<string, unknown>): Graph => graphOf({ objects: [{ name: 'o', fields: FIELDS }], data: [seed] });
 const seedOf = (seed: Record<string, unknown>): SeedNode => graphWith(seed).seeds.get('o')!;
 
-const partsOf =
-  (records: readonly Record<string, unknown>[], part: number): SeedRecordSource =>
+const partsOf = (records: readonly Record<string, unknown>[], part: number): SeedRecordSource =>
   async function* () {
     for (let i = 0; i < records.length; i += part) yield records.slice(i, i + part);
   };
