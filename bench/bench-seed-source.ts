@@ -1,5 +1,5 @@
 // The seed writer alone (applySeeds), fed by a seed held in memory or by a stored seed read by
-// cursor (storedSeedRecords): held JS heap (sampled after full GCs, every 100 ms) and CPU time of
+// cursor (storedSeedRecords): held JS heap + array buffers (sampled after full GCs, every 100 ms) and CPU time of
 // this process, first publish (upsert into an empty table) and replay (every record updates).
 //   BVL_ROOT=<tree> BVL_ROWS=100000 BVL_MODE=held|stored BVL_SAMPLE=1|0 DATABASE_URL=… node --expose-gc --import tsx bench/bench-seed-source.ts
 // BVL_ROOT lets the same script drive another checkout (held mode only: main has no source option).
@@ -49,17 +49,22 @@ try {
     graph = g;
     records = (trx: unknown, s: { stored?: unknown }) => (s.stored ? P.storedSeedRecords(trx, tenant, s.stored) : P.heldSeedRecords(trx, s));
   }
+  // The heap and typed arrays' memory (a Bloom filter's bits are outside the heap).
+  const held = () => {
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
   gc();
-  const base = process.memoryUsage().heapUsed;
+  const base = held();
   if (mode === 'held') graph = buildGraph(collectStack({ objects, data: [{ object: 'kv', externalId: 'code', records: recordsOf() }] })).graph;
   const run = async (label: string) => {
     gc();
-    const before = process.memoryUsage().heapUsed;
+    const before = held();
     let peak = before;
     const timer = sample
       ? setInterval(() => {
           gc!();
-          peak = Math.max(peak, process.memoryUsage().heapUsed);
+          peak = Math.max(peak, held());
         }, 100)
       : undefined;
     const cpu = process.cpuUsage();
