@@ -39,6 +39,25 @@ export interface SeedRecordPass {
   end?(): void;
 }
 
+/**
+ * What a streamed lint read ahead of the passes, for rules whose judgement of one seed needs a
+ * set-wide fact of another, stored, seed (whose node holds no records): see {@link Rule.seedKeys}.
+ */
+export interface SeedPassContext {
+  /**
+   * The natural keys of a stored seed a rule asked for ({@link Rule.seedKeys}): for each record in
+   * order, its `field` value, then its `id`, each when a string or a number, as `String(value)`,
+   * distinct in first-seen order. Undefined when not read (not asked for, or the seed has no source).
+   */
+  keys(seed: SeedNode, field: string): ReadonlySet<string> | undefined;
+}
+
+/** A stored seed's natural keys a rule needs read ahead (see {@link SeedPassContext.keys}). */
+export interface SeedKeysRequest {
+  readonly seed: SeedNode;
+  readonly field: string;
+}
+
 /** Per lint run (state shared by the seeds, e.g. caches): starts a seed's pass, or undefined when the seed is not judged. */
 export type SeedPassStarter = (seed: SeedNode, emit: Emit) => SeedRecordPass | undefined;
 
@@ -50,7 +69,12 @@ export interface Rule {
    * A rule that judges seeds record by record: its passes, which {@link run} feeds each seed's
    * records whole and a streamed lint feeds a stored seed's records part by part.
    */
-  seedPass?(graph: Graph): SeedPassStarter;
+  seedPass?(graph: Graph, context?: SeedPassContext): SeedPassStarter;
+  /**
+   * The stored seeds (their node has `stored` set) whose natural keys {@link seedPass} needs read
+   * ahead, as {@link SeedPassContext.keys} hands them over (a streamed lint reads them first).
+   */
+  seedKeys?(graph: Graph): Iterable<SeedKeysRequest>;
   /**
    * The same findings as {@link check}, in the same order, handed to `emit` as they are found: what
    * lintGraph calls when a rule has it. A plain function walks the graph without the iterator
@@ -65,7 +89,20 @@ export interface RuleDefinition {
   check?(graph: Graph): Iterable<Finding>;
   run?(graph: Graph, emit: Emit): void;
   /** A per-seed record pass (see {@link Rule.seedPass}); `run` is derived from it. */
-  seedPass?(graph: Graph): SeedPassStarter;
+  seedPass?(graph: Graph, context?: SeedPassContext): SeedPassStarter;
+  /** See {@link Rule.seedKeys}. */
+  seedKeys?(graph: Graph): Iterable<SeedKeysRequest>;
+}
+
+/**
+ * A seed's records as held in memory. A stored seed's ({@link SeedNode.stored}: its node holds none)
+ * are read through a source (lintGraphStreamed): judging its empty list would pass it unread, so
+ * this throws instead (a rule crash, reported as such).
+ */
+export function heldRecords(seed: SeedNode): readonly SeedRecord[] {
+  if (seed.stored !== undefined)
+    throw new Error(`the records of seed "${seed.name}" are stored, not held: lint it with lintGraphStreamed and a source of its records`);
+  return seed.def.records;
 }
 
 /** Runs a rule's seed passes over every seed's records, whole, in seed order. */
@@ -75,7 +112,7 @@ function runSeedPasses(seedPass: (graph: Graph) => SeedPassStarter): (graph: Gra
     for (const seed of graph.seeds.values()) {
       const pass = start(seed, emit);
       if (!pass) continue;
-      pass.records(seed.def.records, 0);
+      pass.records(heldRecords(seed), 0);
       pass.end?.();
     }
   };
@@ -83,7 +120,7 @@ function runSeedPasses(seedPass: (graph: Graph) => SeedPassStarter): (graph: Gra
 
 /** Types a rule literal; a rule written with `run` gets the `check` that collects what it emits. */
 export function defineRule(rule: RuleDefinition): Rule {
-  const { meta, check, seedPass } = rule;
+  const { meta, check, seedPass, seedKeys } = rule;
   if (seedPass && rule.run) throw new Error(`rule ${meta.name} has both run and seedPass`);
   const run = rule.run ?? (seedPass ? runSeedPasses(seedPass) : undefined);
   if (run)
@@ -91,6 +128,7 @@ export function defineRule(rule: RuleDefinition): Rule {
       meta,
       run,
       ...(seedPass ? { seedPass } : {}),
+      ...(seedKeys ? { seedKeys } : {}),
       check(graph) {
         const out: Finding[] = [];
         run(graph, (f) => out.push(f));
