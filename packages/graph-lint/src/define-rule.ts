@@ -50,6 +50,25 @@ export interface SeedPassContext {
    * distinct in first-seen order. Undefined when not read (not asked for, or the seed has no source).
    */
   keys(seed: SeedNode, field: string): ReadonlySet<string> | undefined;
+  /**
+   * For a stored seed's {@link SeedRepeatsRequest} (by its `id`): the {@link keyHash}es of the keys
+   * more than one of its records has — every key two records share is among them (a hash two
+   * different keys share too: the rule settles those on the keys). A record whose key's hash is not
+   * here has a key no other record has. Undefined when not read (then the rule keeps every key).
+   */
+  repeated(seed: SeedNode, id: string): ReadonlySet<number> | undefined;
+}
+
+/**
+ * A set-wide question a rule asks of a stored seed ahead of its pass (see {@link Rule.seedRepeats}):
+ * which of its records share a key with another record.
+ */
+export interface SeedRepeatsRequest {
+  readonly seed: SeedNode;
+  /** Names the question within the seed (the rule's own name for its key). */
+  readonly id: string;
+  /** A record's key text, or undefined when the record has none (it is not judged by this key). */
+  readonly key: (record: SeedRecord) => string | undefined;
 }
 
 /** A stored seed's natural keys a rule needs read ahead (see {@link SeedPassContext.keys}). */
@@ -76,6 +95,12 @@ export interface Rule {
    */
   seedKeys?(graph: Graph): Iterable<SeedKeysRequest>;
   /**
+   * The stored seeds' keys whose repeats {@link seedPass} judges (duplicate keys, unique values): a
+   * streamed lint reads them ahead as hashes, so the pass keeps only the keys that may repeat
+   * ({@link SeedPassContext.repeated}) instead of every key of the seed.
+   */
+  seedRepeats?(graph: Graph): Iterable<SeedRepeatsRequest>;
+  /**
    * The same findings as {@link check}, in the same order, handed to `emit` as they are found: what
    * lintGraph calls when a rule has it. A plain function walks the graph without the iterator
    * result a generator allocates at every step of every loop (most of L1's garbage).
@@ -92,6 +117,8 @@ export interface RuleDefinition {
   seedPass?(graph: Graph, context?: SeedPassContext): SeedPassStarter;
   /** See {@link Rule.seedKeys}. */
   seedKeys?(graph: Graph): Iterable<SeedKeysRequest>;
+  /** See {@link Rule.seedRepeats}. */
+  seedRepeats?(graph: Graph): Iterable<SeedRepeatsRequest>;
 }
 
 /**
@@ -120,7 +147,7 @@ function runSeedPasses(seedPass: (graph: Graph) => SeedPassStarter): (graph: Gra
 
 /** Types a rule literal; a rule written with `run` gets the `check` that collects what it emits. */
 export function defineRule(rule: RuleDefinition): Rule {
-  const { meta, check, seedPass, seedKeys } = rule;
+  const { meta, check, seedPass, seedKeys, seedRepeats } = rule;
   if (seedPass && rule.run) throw new Error(`rule ${meta.name} has both run and seedPass`);
   const run = rule.run ?? (seedPass ? runSeedPasses(seedPass) : undefined);
   if (run)
@@ -129,6 +156,7 @@ export function defineRule(rule: RuleDefinition): Rule {
       run,
       ...(seedPass ? { seedPass } : {}),
       ...(seedKeys ? { seedKeys } : {}),
+      ...(seedRepeats ? { seedRepeats } : {}),
       check(graph) {
         const out: Finding[] = [];
         run(graph, (f) => out.push(f));

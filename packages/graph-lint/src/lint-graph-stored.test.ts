@@ -80,6 +80,29 @@ describe('lintGraphStreamed over stored seeds', () => {
     }
   });
 
+  it('settles keys whose hashes collide on the keys themselves: duplicate keys and unique values', async () => {
+    // FNV-1a pairs: `sK-74354` and `sK-507580` (a single string key's text), `U-208216` and `U-1541200` (a unique value's).
+    const s = baseStack();
+    s.objects.find((o) => o.name === 'exp_category').fields.tag = { type: 'text', unique: true };
+    s.data.push({
+      object: 'exp_category',
+      externalId: 'name',
+      records: [
+        { name: 'K-74354', tag: 'U-208216' },
+        { name: 'K-507580', tag: 'U-1541200' },
+        { name: 'K-1', tag: 'U-1' },
+        { name: 'K-74354', tag: 'U-2' },
+        { name: 'K-2', tag: 'U-1541200' },
+      ],
+    });
+    const published = collectStack(s);
+    const whole = lintGraph(buildGraph(published).graph);
+    const found = whole.filter((i) => i.message.includes('K-74354') || i.message.includes('U-1541200'));
+    expect(found.map((i) => i.code).sort()).toEqual(['seed_duplicate_key', 'seed_value_invalid']);
+    const graph = buildGraph(stored(published)).graph;
+    for (const size of [1, 2, 5_000]) expect(JSON.stringify(await lintGraphStreamed(graph, sources(size))), `parts of ${size}`).toBe(JSON.stringify(whole));
+  });
+
   it('counts a stored seed by its count: the insert-mode and no-object messages', async () => {
     const published = defects(false);
     const graph = buildGraph(stored(published)).graph;

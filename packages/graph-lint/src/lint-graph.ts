@@ -1,7 +1,17 @@
 import { type BuildIssue, type IssueCode, makeIssue } from '@bvl/build-issue';
 import type { Graph, SeedNode } from '@bvl/metadata';
-import { type Finding, heldRecords, type Rule, type SeedPassContext, type SeedPassStarter, type SeedRecord, type SeedRecordPass } from './define-rule.ts';
+import {
+  type Finding,
+  heldRecords,
+  type Rule,
+  type SeedPassContext,
+  type SeedPassStarter,
+  type SeedRecord,
+  type SeedRecordPass,
+  type SeedRepeatsRequest,
+} from './define-rule.ts';
 import { RULES } from './rules/index.ts';
+import { keyHash, repeatedHashes } from './seed-key-hash.ts';
 
 /** Whether the artifact a finding is about is a staged draft. */
 function isDraft(graph: Graph, type: string, name: string): boolean {
@@ -160,17 +170,53 @@ async function readSource(seed: SeedNode, source: SeedRecordSource, each: (chunk
     );
 }
 
-/** The natural keys {@link SeedPassContext.keys} hands over: a stored seed's, read through its source. */
-async function readKeys(seed: SeedNode, field: string, source: SeedRecordSource): Promise<Set<string>> {
-  const keys = new Set<string>();
-  await readSource(seed, source, (chunk) => {
-    for (const r of chunk) {
-      const v = r[field];
-      if (typeof v === 'string' || typeof v === 'number') keys.add(String(v));
-      if (typeof r.id === 'string' || typeof r.id === 'number') keys.add(String(r.id));
+/**
+ * What the rules asked of stored seeds ahead of their passes, read in one pass over each seed: the
+ * natural keys of {@link SeedPassContext.keys} (a Set each), and for each {@link SeedRepeatsRequest}
+ * the hashes of its keys (4 bytes a record while read), of which only the repeated ones are kept.
+ */
+async function readAhead(graph: Graph, rules: readonly Rule[], sourceOf: (seed: SeedNode) => SeedRecordSource | undefined): Promise<SeedPassContext> {
+  const keys = new Map<SeedNode, Map<string, Set<string>>>();
+  const repeats = new Map<SeedNode, Map<string, SeedRepeatsRequest['key']>>();
+  for (const rule of rules) {
+    for (const { seed, field } of rule.seedKeys?.(graph) ?? []) {
+      if (seed.stored === undefined || !sourceOf(seed)) continue;
+      let byField = keys.get(seed);
+      if (!byField) keys.set(seed, (byField = new Map()));
+      if (!byField.has(field)) byField.set(field, new Set());
     }
-  });
-  return keys;
+    for (const { seed, id, key } of rule.seedRepeats?.(graph) ?? []) {
+      if (seed.stored === undefined || !sourceOf(seed)) continue;
+      let byId = repeats.get(seed);
+      if (!byId) repeats.set(seed, (byId = new Map()));
+      if (!byId.has(id)) byId.set(id, key);
+    }
+  }
+  const repeated = new Map<SeedNode, Map<string, Set<number>>>();
+  for (const seed of new Set([...keys.keys(), ...repeats.keys()])) {
+    const byField = [...(keys.get(seed) ?? new Map<string, Set<string>>())];
+    const asked = [...(repeats.get(seed) ?? new Map<string, SeedRepeatsRequest['key']>())];
+    const hashes = asked.map(() => ({ list: new Uint32Array(seed.recordCount), n: 0 }));
+    await readSource(seed, sourceOf(seed)!, (chunk) => {
+      for (const r of chunk) {
+        for (const [field, set] of byField) {
+          const v = r[field];
+          if (typeof v === 'string' || typeof v === 'number') set.add(String(v));
+          if (typeof r.id === 'string' || typeof r.id === 'number') set.add(String(r.id));
+        }
+        for (let q = 0; q < asked.length; q++) {
+          const k = asked[q]![1](r);
+          const h = hashes[q]!;
+          // More records than counted: readSource rejects once the read ends.
+          if (k !== undefined && h.n < h.list.length) h.list[h.n++] = keyHash(k);
+        }
+      }
+    });
+    const byId = new Map<string, Set<number>>();
+    for (let q = 0; q < asked.length; q++) byId.set(asked[q]![0], repeatedHashes(hashes[q]!.list.subarray(0, hashes[q]!.n)));
+    repeated.set(seed, byId);
+  }
+  return { keys: (seed, field) => keys.get(seed)?.get(field), repeated: (seed, id) => repeated.get(seed)?.get(id) };
 }
 
 /**
@@ -184,17 +230,8 @@ async function readKeys(seed: SeedNode, field: string, source: SeedRecordSource)
  */
 export async function lintGraphStreamed(graph: Graph, streamed: SeedSources, rules: readonly Rule[] = RULES): Promise<BuildIssue[]> {
   const sourceOf = typeof streamed === 'function' ? streamed : (seed: SeedNode) => (graph.seeds.get(seed.name) === seed ? streamed.get(seed.name) : undefined);
-  // Set-wide facts of stored seeds some rule needs, read ahead (each seed and field once).
-  const keys = new Map<SeedNode, Map<string, Set<string>>>();
-  for (const rule of rules)
-    for (const { seed, field } of rule.seedKeys?.(graph) ?? []) {
-      const source = sourceOf(seed);
-      let byField = keys.get(seed);
-      if (!source || byField?.has(field)) continue;
-      if (!byField) keys.set(seed, (byField = new Map()));
-      byField.set(field, await readKeys(seed, field, source));
-    }
-  const context: SeedPassContext = { keys: (seed, field) => keys.get(seed)?.get(field) };
+  // Set-wide facts of stored seeds some rule needs, read ahead (each seed once).
+  const context = await readAhead(graph, rules, sourceOf);
   const starters = new Map<Rule, SeedPassStarter>();
   for (const rule of rules) if (rule.seedPass) starters.set(rule, rule.seedPass(graph, context));
   const found = new Map<Rule, Map<string, SeedFindings>>();
