@@ -4,8 +4,8 @@ import { buildGraph } from './graph.ts';
 import { INPUT_LIMITS, setProblem } from './input-bounds.ts';
 import { StoredRecords, storedRecordsOf } from './stored-records.ts';
 
-const object: RawArtifact = { type: 'object', name: 'row', body: { name: 'row', fields: { code: { type: 'text' } } }, source: { pointer: '' } };
-const seed = (body: Record<string, unknown>, name = 'row'): RawArtifact => ({ type: 'seed', name, body, source: { pointer: '/data/0' } });
+const object: RawArtifact = { type: 'object', name: 'row', body: { name: 'row', fields: { code: { type: 'text' } } }, source: { pointer: '' }, draft: false };
+const seed = (body: Record<string, unknown>, name = 'row'): RawArtifact => ({ type: 'seed', name, body, source: { pointer: '/data/0' }, draft: false });
 const set = (...artifacts: RawArtifact[]): ArtifactSet => ({ artifacts, problems: [] });
 const records = [{ code: 'A' }, { code: 'B' }, { code: 'C' }];
 
