@@ -7,7 +7,7 @@ import { useTestPlatform } from '../test/test-platform.ts';
 import { BODY_CACHE } from './body-cache.ts';
 import type { Platform } from './open-platform.ts';
 import { overlayOf } from './overlay-of.ts';
-import { readOverlayRows, SEED_STREAM, seedStreamStats, stageDrafts } from './run-drafts.ts';
+import { readOverlayRows, SEED_STREAM, seedStreamStats, stageDrafts, stageTombstones } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
 import { verifyStored } from './stored-seeds.ts';
 
@@ -142,5 +142,28 @@ describe('the publish gate over stored seeds', () => {
     expect(stored.stored).toBeGreaterThan(0);
     expect(stored.bodies).toBe(stored.stored);
     expect(stored.rest).toEqual(whole.rest);
+  });
+
+  it('a retired stored seed with dropData: its rows are deleted by the keys read from the store', async () => {
+    const retire = async (bytes: number) => {
+      const tenant = made.next('gateretire');
+      const scope = { tenant, package: 'app' };
+      const stack = {
+        objects: [{ name: 'tag', fields: { name: { type: 'text' } } }],
+        data: [{ object: 'tag', records: [{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 7 }] }],
+      };
+      await stageDrafts(platform, scope, collectStack(stack, { draft: true }));
+      expect((await publishPackage(platform, scope)).outcome).toBe('published');
+      await stageTombstones(platform, scope, [{ type: 'seed', name: 'tag' }]);
+      BODY_CACHE.of(tenant).clear();
+      const before = { ...seedStreamStats };
+      const r = await withStream(bytes, 2, () => publishPackage(platform, scope, { dropData: true }));
+      return { retired: r.outcome === 'published' && r.retired, stored: seedStreamStats.stored - before.stored };
+    };
+    const whole = await retire(Infinity);
+    expect(whole.retired).toEqual([{ type: 'seed', name: 'tag', data: { deleted: 3 } }]);
+    const stored = await retire(0);
+    expect(stored.stored).toBeGreaterThan(0);
+    expect(stored.retired).toEqual(whole.retired);
   });
 });
