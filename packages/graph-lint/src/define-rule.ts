@@ -39,6 +39,44 @@ export interface SeedRecordPass {
   end?(): void;
 }
 
+/**
+ * What a streamed lint read ahead of the passes, for rules whose judgement of one seed needs a
+ * set-wide fact of another, stored, seed (whose node holds no records): see {@link Rule.seedKeys}.
+ */
+export interface SeedPassContext {
+  /**
+   * The natural keys of a stored seed a rule asked for ({@link Rule.seedKeys}): for each record in
+   * order, its `field` value, then its `id`, each when a string or a number, as `String(value)`,
+   * distinct in first-seen order. Undefined when not read (not asked for, or the seed has no source).
+   */
+  keys(seed: SeedNode, field: string): ReadonlySet<string> | undefined;
+  /**
+   * For a stored seed's {@link SeedRepeatsRequest} (by its `id`): the {@link keyHash}es of the keys
+   * more than one of its records has — every key two records share is among them (a hash two
+   * different keys share too: the rule settles those on the keys). A record whose key's hash is not
+   * here has a key no other record has. Undefined when not read (then the rule keeps every key).
+   */
+  repeated(seed: SeedNode, id: string): ReadonlySet<number> | undefined;
+}
+
+/**
+ * A set-wide question a rule asks of a stored seed ahead of its pass (see {@link Rule.seedRepeats}):
+ * which of its records share a key with another record.
+ */
+export interface SeedRepeatsRequest {
+  readonly seed: SeedNode;
+  /** Names the question within the seed (the rule's own name for its key). */
+  readonly id: string;
+  /** A record's key text, or undefined when the record has none (it is not judged by this key). */
+  readonly key: (record: SeedRecord) => string | undefined;
+}
+
+/** A stored seed's natural keys a rule needs read ahead (see {@link SeedPassContext.keys}). */
+export interface SeedKeysRequest {
+  readonly seed: SeedNode;
+  readonly field: string;
+}
+
 /** Per lint run (state shared by the seeds, e.g. caches): starts a seed's pass, or undefined when the seed is not judged. */
 export type SeedPassStarter = (seed: SeedNode, emit: Emit) => SeedRecordPass | undefined;
 
@@ -50,7 +88,18 @@ export interface Rule {
    * A rule that judges seeds record by record: its passes, which {@link run} feeds each seed's
    * records whole and a streamed lint feeds a stored seed's records part by part.
    */
-  seedPass?(graph: Graph): SeedPassStarter;
+  seedPass?(graph: Graph, context?: SeedPassContext): SeedPassStarter;
+  /**
+   * The stored seeds (their node has `stored` set) whose natural keys {@link seedPass} needs read
+   * ahead, as {@link SeedPassContext.keys} hands them over (a streamed lint reads them first).
+   */
+  seedKeys?(graph: Graph): Iterable<SeedKeysRequest>;
+  /**
+   * The stored seeds' keys whose repeats {@link seedPass} judges (duplicate keys, unique values): a
+   * streamed lint reads them ahead as hashes, so the pass keeps only the keys that may repeat
+   * ({@link SeedPassContext.repeated}) instead of every key of the seed.
+   */
+  seedRepeats?(graph: Graph): Iterable<SeedRepeatsRequest>;
   /**
    * The same findings as {@link check}, in the same order, handed to `emit` as they are found: what
    * lintGraph calls when a rule has it. A plain function walks the graph without the iterator
@@ -65,7 +114,22 @@ export interface RuleDefinition {
   check?(graph: Graph): Iterable<Finding>;
   run?(graph: Graph, emit: Emit): void;
   /** A per-seed record pass (see {@link Rule.seedPass}); `run` is derived from it. */
-  seedPass?(graph: Graph): SeedPassStarter;
+  seedPass?(graph: Graph, context?: SeedPassContext): SeedPassStarter;
+  /** See {@link Rule.seedKeys}. */
+  seedKeys?(graph: Graph): Iterable<SeedKeysRequest>;
+  /** See {@link Rule.seedRepeats}. */
+  seedRepeats?(graph: Graph): Iterable<SeedRepeatsRequest>;
+}
+
+/**
+ * A seed's records as held in memory. A stored seed's ({@link SeedNode.stored}: its node holds none)
+ * are read through a source (lintGraphStreamed): judging its empty list would pass it unread, so
+ * this throws instead (a rule crash, reported as such).
+ */
+export function heldRecords(seed: SeedNode): readonly SeedRecord[] {
+  if (seed.stored !== undefined)
+    throw new Error(`the records of seed "${seed.name}" are stored, not held: lint it with lintGraphStreamed and a source of its records`);
+  return seed.def.records;
 }
 
 /** Runs a rule's seed passes over every seed's records, whole, in seed order. */
@@ -75,7 +139,7 @@ function runSeedPasses(seedPass: (graph: Graph) => SeedPassStarter): (graph: Gra
     for (const seed of graph.seeds.values()) {
       const pass = start(seed, emit);
       if (!pass) continue;
-      pass.records(seed.def.records, 0);
+      pass.records(heldRecords(seed), 0);
       pass.end?.();
     }
   };
@@ -83,7 +147,7 @@ function runSeedPasses(seedPass: (graph: Graph) => SeedPassStarter): (graph: Gra
 
 /** Types a rule literal; a rule written with `run` gets the `check` that collects what it emits. */
 export function defineRule(rule: RuleDefinition): Rule {
-  const { meta, check, seedPass } = rule;
+  const { meta, check, seedPass, seedKeys, seedRepeats } = rule;
   if (seedPass && rule.run) throw new Error(`rule ${meta.name} has both run and seedPass`);
   const run = rule.run ?? (seedPass ? runSeedPasses(seedPass) : undefined);
   if (run)
@@ -91,6 +155,8 @@ export function defineRule(rule: RuleDefinition): Rule {
       meta,
       run,
       ...(seedPass ? { seedPass } : {}),
+      ...(seedKeys ? { seedKeys } : {}),
+      ...(seedRepeats ? { seedRepeats } : {}),
       check(graph) {
         const out: Finding[] = [];
         run(graph, (f) => out.push(f));

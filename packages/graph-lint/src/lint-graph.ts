@@ -1,7 +1,17 @@
 import { type BuildIssue, type IssueCode, makeIssue } from '@bvl/build-issue';
-import type { Graph } from '@bvl/metadata';
-import type { Finding, Rule, SeedPassStarter, SeedRecord, SeedRecordPass } from './define-rule.ts';
+import type { Graph, SeedNode } from '@bvl/metadata';
+import {
+  type Finding,
+  heldRecords,
+  type Rule,
+  type SeedPassContext,
+  type SeedPassStarter,
+  type SeedRecord,
+  type SeedRecordPass,
+  type SeedRepeatsRequest,
+} from './define-rule.ts';
 import { RULES } from './rules/index.ts';
+import { keyHash, repeatedHashes } from './seed-key-hash.ts';
 
 /** Whether the artifact a finding is about is a staged draft. */
 function isDraft(graph: Graph, type: string, name: string): boolean {
@@ -137,6 +147,79 @@ export function lintGraph(graph: Graph, rules: readonly Rule[] = RULES): BuildIs
 export type SeedRecordSource = () => AsyncIterable<readonly SeedRecord[]>;
 
 /**
+ * The seeds a streamed lint reads from sources: by name (the graph's seeds), or by node — which
+ * can also give a source for a replaced published seed a rule reads (`graph.priorSeedsByObject`).
+ */
+export type SeedSources = ReadonlyMap<string, SeedRecordSource> | ((seed: SeedNode) => SeedRecordSource | undefined);
+
+/** A stored seed's source gave other records than its node counts: it went or changed while being read. */
+export class StoredSeedChanged extends Error {
+  override readonly name = 'StoredSeedChanged';
+}
+
+/** Reads a source whole, checking a stored seed's count (see {@link StoredSeedChanged}); `each` sees every part with its offset. */
+async function readSource(seed: SeedNode, source: SeedRecordSource, each: (chunk: readonly SeedRecord[], offset: number) => void): Promise<void> {
+  let offset = 0;
+  for await (const chunk of source()) {
+    each(chunk, offset);
+    offset += chunk.length;
+  }
+  if (seed.stored !== undefined && offset !== seed.recordCount)
+    throw new StoredSeedChanged(
+      `seed "${seed.name}": its stored records gave ${offset} of the ${seed.recordCount} records it has (they went or changed while being read)`,
+    );
+}
+
+/**
+ * What the rules asked of stored seeds ahead of their passes, read in one pass over each seed: the
+ * natural keys of {@link SeedPassContext.keys} (a Set each), and for each {@link SeedRepeatsRequest}
+ * the hashes of its keys (4 bytes a record while read), of which only the repeated ones are kept.
+ */
+async function readAhead(graph: Graph, rules: readonly Rule[], sourceOf: (seed: SeedNode) => SeedRecordSource | undefined): Promise<SeedPassContext> {
+  const keys = new Map<SeedNode, Map<string, Set<string>>>();
+  const repeats = new Map<SeedNode, Map<string, SeedRepeatsRequest['key']>>();
+  for (const rule of rules) {
+    for (const { seed, field } of rule.seedKeys?.(graph) ?? []) {
+      if (seed.stored === undefined || !sourceOf(seed)) continue;
+      let byField = keys.get(seed);
+      if (!byField) keys.set(seed, (byField = new Map()));
+      if (!byField.has(field)) byField.set(field, new Set());
+    }
+    for (const { seed, id, key } of rule.seedRepeats?.(graph) ?? []) {
+      if (seed.stored === undefined || !sourceOf(seed)) continue;
+      let byId = repeats.get(seed);
+      if (!byId) repeats.set(seed, (byId = new Map()));
+      if (!byId.has(id)) byId.set(id, key);
+    }
+  }
+  const repeated = new Map<SeedNode, Map<string, Set<number>>>();
+  for (const seed of new Set([...keys.keys(), ...repeats.keys()])) {
+    const byField = [...(keys.get(seed) ?? new Map<string, Set<string>>())];
+    const asked = [...(repeats.get(seed) ?? new Map<string, SeedRepeatsRequest['key']>())];
+    const hashes = asked.map(() => ({ list: new Uint32Array(seed.recordCount), n: 0 }));
+    await readSource(seed, sourceOf(seed)!, (chunk) => {
+      for (const r of chunk) {
+        for (const [field, set] of byField) {
+          const v = r[field];
+          if (typeof v === 'string' || typeof v === 'number') set.add(String(v));
+          if (typeof r.id === 'string' || typeof r.id === 'number') set.add(String(r.id));
+        }
+        for (let q = 0; q < asked.length; q++) {
+          const k = asked[q]![1](r);
+          const h = hashes[q]!;
+          // More records than counted: readSource rejects once the read ends.
+          if (k !== undefined && h.n < h.list.length) h.list[h.n++] = keyHash(k);
+        }
+      }
+    });
+    const byId = new Map<string, Set<number>>();
+    for (let q = 0; q < asked.length; q++) byId.set(asked[q]![0], repeatedHashes(hashes[q]!.list.subarray(0, hashes[q]!.n)));
+    repeated.set(seed, byId);
+  }
+  return { keys: (seed, field) => keys.get(seed)?.get(field), repeated: (seed, id) => repeated.get(seed)?.get(id) };
+}
+
+/**
  * {@link lintGraph} with the records of the seeds in `streamed` read from their sources part by
  * part instead of `seed.def.records`: the rules that judge seeds record by record ({@link Rule.seedPass})
  * are fed each streamed seed's parts in one read, every such rule at once, and what they find is
@@ -145,13 +228,16 @@ export type SeedRecordSource = () => AsyncIterable<readonly SeedRecord[]>;
  * bound of findings per artifact and code and counts the rest, which the bounds would only count.
  * Rules without a seed pass run on the graph as it is (a seed's records they read are its node's).
  */
-export async function lintGraphStreamed(graph: Graph, streamed: ReadonlyMap<string, SeedRecordSource>, rules: readonly Rule[] = RULES): Promise<BuildIssue[]> {
+export async function lintGraphStreamed(graph: Graph, streamed: SeedSources, rules: readonly Rule[] = RULES): Promise<BuildIssue[]> {
+  const sourceOf = typeof streamed === 'function' ? streamed : (seed: SeedNode) => (graph.seeds.get(seed.name) === seed ? streamed.get(seed.name) : undefined);
+  // Set-wide facts of stored seeds some rule needs, read ahead (each seed once).
+  const context = await readAhead(graph, rules, sourceOf);
   const starters = new Map<Rule, SeedPassStarter>();
-  for (const rule of rules) if (rule.seedPass) starters.set(rule, rule.seedPass(graph));
+  for (const rule of rules) if (rule.seedPass) starters.set(rule, rule.seedPass(graph, context));
   const found = new Map<Rule, Map<string, SeedFindings>>();
   for (const rule of starters.keys()) found.set(rule, new Map());
   for (const seed of graph.seeds.values()) {
-    const source = streamed.get(seed.name);
+    const source = sourceOf(seed);
     if (!source) continue;
     const passes: Array<{ pass: SeedRecordPass | undefined; out: SeedFindings }> = [];
     for (const [rule, start] of starters) {
@@ -175,8 +261,7 @@ export async function lintGraphStreamed(graph: Graph, streamed: ReadonlyMap<stri
     }
     // A seed no rule judges (invalid, of no object) is not read.
     if (passes.every((p) => !p.pass)) continue;
-    let offset = 0;
-    for await (const chunk of source()) {
+    await readSource(seed, source, (chunk, offset) => {
       for (const p of passes) {
         if (!p.pass || p.out.error !== undefined) continue;
         try {
@@ -185,8 +270,7 @@ export async function lintGraphStreamed(graph: Graph, streamed: ReadonlyMap<stri
           p.out.error = e;
         }
       }
-      offset += chunk.length;
-    }
+    });
     for (const p of passes) {
       if (!p.pass || p.out.error !== undefined) continue;
       try {
@@ -226,7 +310,7 @@ function runRules(
           }
           const pass = start(seed, emit);
           if (!pass) continue;
-          pass.records(seed.def.records, 0);
+          pass.records(heldRecords(seed), 0);
           pass.end?.();
         }
       } else if (rule.run) rule.run(graph, emit);

@@ -1,4 +1,5 @@
 import { type FieldNode, type Graph, type ObjectNode, pointer, resolveField, type SeedNode } from '@bvl/metadata';
+import { heldRecords } from './define-rule.ts';
 
 /** A CEL envelope (`{dialect: 'cel', source}`): computed at publish, never judged statically. */
 export const isCel = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && 'dialect' in v;
@@ -30,7 +31,7 @@ export function seedFieldValues(
 ): void {
   for (const seed of graph.seeds.values()) {
     const walk = seedValueWalker(graph, seed, accept, fine, visit);
-    walk?.(seed.def.records, 0);
+    walk?.(heldRecords(seed), 0);
   }
 }
 

@@ -35,6 +35,7 @@ import {
   WidgetSchema,
 } from './schemas.ts';
 import { DEFAULT_SPEC, type SpecProfile, specProfile } from './spec-profiles.ts';
+import { storedRecordsOf } from './stored-records.ts';
 import { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
 
 /** What every node of the graph carries. */
@@ -693,17 +694,20 @@ class GraphBuilder {
 
   private addSeed(a: RawArtifact): void {
     const body = a.body as Record<string, unknown>;
+    // A list a store did not read (a large stored seed, see StoredRecords): read through a source.
+    const stored = storedRecordsOf(body.records ?? body.data ?? body.rows);
     // Aliases: data/rows → records, key → externalId. A body that uses neither is its own normal form.
     const normalized =
-      body.records != null && body.externalId != null
+      body.records != null && body.externalId != null && !stored
         ? body
         : {
             ...body,
-            records: body.records ?? body.data ?? body.rows,
+            records: stored ? [] : (body.records ?? body.data ?? body.rows),
             externalId: body.externalId ?? body.key,
           };
     // Checked with a twin that does not copy every record (seeds can hold 100k of them); the
     // normalized body is the definition. SeedSchema has no defaults, so the two are the same value.
+    // A stored list holds only objects (see StoredRecords): it passes as the empty list does.
     const d = validate(SEED_CHECK, normalized);
     const object = typeof body.object === 'string' ? body.object : a.name;
     if (!d.success) {
@@ -732,7 +736,8 @@ class GraphBuilder {
       def: normalized as SeedDef,
       externalId: typeof ext === 'string' ? this.keyList(ext) : ext,
       mode: checked.mode ?? 'upsert',
-      recordCount: checked.records.length,
+      recordCount: stored ? stored.count : checked.records.length,
+      ...(stored ? { stored: stored.handle } : {}),
       draft: a.draft,
       invalid: false,
       source: a.source,

@@ -75,6 +75,7 @@ export {
   specProfile,
 } from './spec-profiles.ts';
 export { dashboardRefusals, isUnderRefusal, type SpecRefusal, specRefusals, viewRefusals, widgetRefusals } from './spec-refusals.ts';
+export { StoredRecords, storedRecordsOf } from './stored-records.ts';
 export { OWNERLESS_OWNERSHIP, SYSTEM_FIELDS } from './system-fields.ts';
 export {
   BLOCK_FIELDS,

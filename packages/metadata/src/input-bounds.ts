@@ -1,4 +1,5 @@
 import type { ArtifactSet } from './artifact.ts';
+import { storedRecordsOf } from './stored-records.ts';
 
 /**
  * What one input (a stack file, or a folder of artifact files) may hold. Past a limit bvl refuses
@@ -154,6 +155,7 @@ export function setProblem(set: ArtifactSet): string | undefined {
     if (a.type === 'seed') {
       const list = a.body.records ?? a.body.data ?? a.body.rows;
       if (Array.isArray(list)) records += list.length;
+      else records += storedRecordsOf(list)?.count ?? 0;
     }
   }
   if (fields > INPUT_LIMITS.fields) return `declares ${n(fields)} fields; bvl reads at most ${n(INPUT_LIMITS.fields)} per input. Split the app into packages`;

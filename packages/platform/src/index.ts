@@ -80,6 +80,7 @@ export {
   type LockedDraft,
   listDrafts,
   lockDrafts,
+  type ReadOverlayOptions,
   readOverlay,
   readOverlayRows,
   SEED_STREAM,
@@ -132,6 +133,7 @@ export { dropTenant, ensureOwnSchema, ensureTenant, ForeignSchemaError, tenantSc
 export { checkScope, type PackageScope, ScopeError } from './scope.ts';
 export { heldSeedRecords, type SeedRecord, type SeedRecordSource, type SeedRecordsOf, SeedSourceError, tenantSeedRecords } from './seed-records.ts';
 export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
+export { holdStoredSeeds, storedSeedSources, verifyStored } from './stored-seeds.ts';
 export { countSwitchLocks, type LockTable, lockTableIssue, type SwitchLocks, switchLocksOf } from './switch-locks.ts';
 export { type ColumnValue, toColumnValue } from './to-column-value.ts';
 export { verifyOverTenant } from './verify-over-tenant.ts';

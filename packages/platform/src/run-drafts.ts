@@ -1,4 +1,4 @@
-import type { ArtifactSet, RawArtifact } from '@bvl/metadata';
+import { type ArtifactSet, type RawArtifact, StoredRecords } from '@bvl/metadata';
 import { type Kysely, sql } from 'kysely';
 import { BODY_CACHE, rememberBodyHash } from './body-cache.ts';
 import type { BvlDatabase, PlatformContext } from './database.ts';
@@ -234,8 +234,25 @@ export async function lockDrafts(trx: Kysely<BvlDatabase>, scope: PackageScope):
  */
 export const SEED_STREAM = { bytes: 256 * 1024, part: 5_000 };
 
-/** Seed bodies and parts read that way in this process: what a test reads to know the path ran. */
-export const seedStreamStats = { bodies: 0, parts: 0 };
+/**
+ * Seed bodies read that way in this process (whole in parts, or without their records: see
+ * {@link ReadOverlayOptions.storedSeeds}), the parts fetched, and the record lists left in the store
+ * (`stored`): what a test reads to know the path ran.
+ */
+export const seedStreamStats = { bodies: 0, parts: 0, stored: 0 };
+
+/** Options of {@link readOverlayRows}. */
+export interface ReadOverlayOptions {
+  /**
+   * A large seed body (see {@link SEED_STREAM}) comes without its record list (issue 21: memory flat
+   * in the row count): in its place a StoredRecords (@bvl/metadata) holding the list's length and
+   * the row's {@link StoredSeed}, so the graph makes it a stored seed (its node's `stored`) whose
+   * records are read by {@link storedSeedRecords} — in the caller's transaction: `db` must be one.
+   * A list the graph would judge invalid as a whole (not a list, or one with a value that is not a
+   * record) is read whole, in parts, as without this option. Default false: every body whole.
+   */
+  readonly storedSeeds?: boolean;
+}
 
 /** Tests only: what runs between the query of the rows and the read of a body in parts (to interleave a stage there). */
 export const seedStreamHooks: { beforeParts?: (() => Promise<void>) | undefined } = {};
@@ -264,15 +281,22 @@ interface SelectedRow {
  * published item) is sent and parsed once, the rows holding one value (bodies are never mutated).
  * A large seed body is read in parts (see {@link SEED_STREAM}); it is the same value.
  */
-export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, pkg: string | undefined): Promise<OverlayRow[]> {
+export async function readOverlayRows(
+  db: Kysely<BvlDatabase>,
+  tenant: string,
+  pkg: string | undefined,
+  options: ReadOverlayOptions = {},
+): Promise<OverlayRow[]> {
   // One snapshot for the rows and the bodies read after them (in parts, or again by hash): outside a
   // caller's transaction, a stage committed between the two would replace a draft the rows name, and
   // its body would be read from no row. Inside one, the caller's snapshot (the publish locks its drafts).
-  if (!db.isTransaction)
+  if (!db.isTransaction) {
+    if (options.storedSeeds) throw new Error('readOverlayRows leaves stored seeds to be read in the same transaction: it needs one');
     return db
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute((trx) => readOverlayRows(trx, tenant, pkg));
+  }
   const cached = BODY_CACHE.of(tenant);
   const known = [...cached.keys()];
   // One body per content hash: a republished seed's draft and its published item hold the same
@@ -291,11 +315,14 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
   ).rows;
   const read = new Map<string, unknown>();
   for (const r of rows) if (r.body !== null) read.set(r.content_hash, r.body);
+  // Large bodies are not kept in the body cache (a seed's record list would stay in memory).
+  const large = new Set<string>();
   for (const r of rows) {
     if (!r.parts) continue;
+    large.add(r.content_hash);
     await seedStreamHooks.beforeParts?.();
     // A body whose row is gone (a caller's read-committed transaction that does not lock its rows) is read again by hash, below.
-    const body = await readBodyParts(db, tenant, r);
+    const body = (options.storedSeeds ? await readBodyStored(db, tenant, r) : undefined) ?? (await readBodyParts(db, tenant, r));
     if (body !== undefined) read.set(r.content_hash, body);
   }
   const out = rows.map((r) => ({
@@ -308,7 +335,7 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
     contentHash: r.content_hash,
     body: r.body !== null ? r.body : (read.get(r.content_hash) ?? cached.get(r.content_hash)),
   }));
-  for (const r of out) if (r.body !== undefined) BODY_CACHE.put(cached, r.contentHash, r.body);
+  for (const r of out) if (r.body !== undefined && !large.has(r.contentHash)) BODY_CACHE.put(cached, r.contentHash, r.body);
   for (const r of out) rememberBodyHash(r.body, r.contentHash);
   // A body evicted while the query ran (another call filled the cache): read it again, by hash.
   const lost = [...new Set(out.filter((r) => r.body === undefined).map((r) => r.contentHash))];
@@ -327,6 +354,45 @@ export async function readOverlayRows(db: Kysely<BvlDatabase>, tenant: string, p
       }
   }
   return out;
+}
+
+/**
+ * A large seed body without its record list (see {@link ReadOverlayOptions.storedSeeds}): its other
+ * members as they are (small), the list (the member the graph reads: `records`, else `data`, else
+ * `rows`) replaced by a StoredRecords of its length and the row's {@link StoredSeed}. Undefined when
+ * the row is gone, or its list is not a list of records only (then read whole, so the graph judges it).
+ */
+async function readBodyStored(db: Kysely<BvlDatabase>, tenant: string, row: SelectedRow): Promise<Record<string, unknown> | undefined> {
+  const list = (key: string) => sql`nullif(m.body -> ${key}, 'null'::jsonb)`;
+  const found = (
+    await sql<{ key: string; n: number | string; rest: Record<string, unknown> }>`
+      select k.key, jsonb_array_length(k.list) as n, m.body - k.key as rest
+      from bvl.metadata_items m
+      cross join lateral (select case when ${list('records')} is not null then 'records' when ${list('data')} is not null then 'data'
+                                      when ${list('rows')} is not null then 'rows' end as key) as c
+      cross join lateral (select c.key, m.body -> c.key as list) as k
+      where m.tenant_id = ${tenant} and m.package = ${row.package} and m.type = ${row.type} and m.name = ${row.name}
+        and m.state = ${row.state} and m.content_hash = ${row.content_hash} and jsonb_typeof(m.body) = 'object'
+        and jsonb_typeof(k.list) = 'array' and not exists (select 1 from jsonb_array_elements(k.list) as e(v) where jsonb_typeof(e.v) <> 'object')`.execute(db)
+  ).rows[0];
+  if (!found) return undefined;
+  const handle: StoredSeed = { package: row.package, name: row.name, state: row.state, contentHash: row.content_hash };
+  const records = new StoredRecords(Number(found.n), handle);
+  // The member at its place in the body: the store orders an object's keys shorter first, then by their bytes.
+  const body: Record<string, unknown> = {};
+  let placed = false;
+  const before = (k: string) => k.length > found.key.length || (k.length === found.key.length && Buffer.compare(Buffer.from(k), Buffer.from(found.key)) > 0);
+  for (const [k, v] of Object.entries(found.rest)) {
+    if (!placed && before(k)) {
+      body[found.key] = records;
+      placed = true;
+    }
+    body[k] = v;
+  }
+  if (!placed) body[found.key] = records;
+  seedStreamStats.bodies++;
+  seedStreamStats.stored++;
+  return body;
 }
 
 /**

@@ -1,6 +1,8 @@
+import { storedRecordsOf } from '@bvl/metadata';
 import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase } from './database.ts';
 import type { OverlayRow } from './overlay-of.ts';
+import type { StoredSeed } from './run-drafts.ts';
 import type { PackageScope } from './scope.ts';
 
 /** An artifact a publish retired (a tombstone), and what happened to its data. */
@@ -26,6 +28,8 @@ export async function retire(
 ): Promise<RetiredItem[]> {
   const out: RetiredItem[] = [];
   for (const s of slots) {
+    // A stored seed's keys are read from its row: its rows go before it does.
+    const seedData = s.type === 'seed' && dropData ? await deleteSeedRows(trx, scope.tenant, schema, active, s.name) : 'kept';
     await trx
       .deleteFrom('bvl.metadata_items')
       .where('tenant_id', '=', scope.tenant)
@@ -38,27 +42,43 @@ export async function retire(
       if (dropData) await sql`drop table if exists ${sql.id(schema, s.name)} cascade`.execute(trx);
       out.push({ ...s, data: dropData ? 'dropped' : 'kept' });
     } else if (s.type === 'seed') {
-      out.push({ ...s, data: dropData ? await deleteSeedRows(trx, schema, active, s.name) : 'kept' });
+      out.push({ ...s, data: seedData });
     } else out.push({ ...s, data: 'none' });
   }
   return out;
 }
 
-async function deleteSeedRows(trx: Kysely<BvlDatabase>, schema: string, active: readonly OverlayRow[], name: string): Promise<RetiredItem['data']> {
+async function deleteSeedRows(
+  trx: Kysely<BvlDatabase>,
+  tenant: string,
+  schema: string,
+  active: readonly OverlayRow[],
+  name: string,
+): Promise<RetiredItem['data']> {
   const row = active.find((r) => r.type === 'seed' && r.name === name);
   const body = row?.body as { object?: unknown; externalId?: unknown; key?: unknown; records?: unknown; data?: unknown; rows?: unknown } | undefined;
   const key = body?.externalId ?? body?.key ?? 'name';
   const records = body?.records ?? body?.data ?? body?.rows;
-  if (typeof body?.object !== 'string' || typeof key !== 'string' || !Array.isArray(records)) return 'kept';
-  const values = records.flatMap((r) =>
-    r && typeof r === 'object' && typeof (r as Record<string, unknown>)[key] === 'string' ? [(r as Record<string, string>)[key]] : [],
-  );
-  if (values.length === 0) return { deleted: 0 };
+  // A large seed's records stay in the store (see readOverlayRows' storedSeeds): its keys are read there.
+  const stored = storedRecordsOf(records)?.handle as StoredSeed | undefined;
+  if (typeof body?.object !== 'string' || typeof key !== 'string' || (!Array.isArray(records) && !stored)) return 'kept';
+  const list = (k: string) => sql`nullif(m.body -> ${k}, 'null'::jsonb)`;
+  const values: readonly string[] | ReturnType<typeof sql> = stored
+    ? sql`select e.v ->> ${key} from bvl.metadata_items m
+          cross join lateral jsonb_array_elements(coalesce(${list('records')}, ${list('data')}, ${list('rows')})) as e(v)
+          where m.tenant_id = ${tenant} and m.package = ${stored.package} and m.type = 'seed' and m.name = ${stored.name}
+            and m.state = ${stored.state} and m.content_hash = ${stored.contentHash} and jsonb_typeof(e.v -> ${key}) = 'string'`
+    : (records as unknown[]).flatMap((r) =>
+        r && typeof r === 'object' && typeof (r as Record<string, unknown>)[key] === 'string' ? [(r as Record<string, string>)[key]!] : [],
+      );
+  if (Array.isArray(values) && values.length === 0) return { deleted: 0 };
   const exists = await sql<{ n: number }>`
     select count(*)::int as n from pg_catalog.pg_attribute a
     join pg_catalog.pg_class c on c.oid = a.attrelid join pg_catalog.pg_namespace n on n.oid = c.relnamespace
     where n.nspname = ${schema} and c.relname = ${body.object} and a.attname = ${key} and a.attnum > 0 and not a.attisdropped`.execute(trx);
   if (exists.rows[0]?.n !== 1) return 'kept';
-  const r = await sql`delete from ${sql.id(schema, body.object)} where ${sql.id(key)}::text = any(${values}::text[])`.execute(trx);
+  const r = Array.isArray(values)
+    ? await sql`delete from ${sql.id(schema, body.object)} where ${sql.id(key)}::text = any(${values}::text[])`.execute(trx)
+    : await sql`delete from ${sql.id(schema, body.object)} where ${sql.id(key)}::text in (${values})`.execute(trx);
   return { deleted: Number(r.numAffectedRows ?? 0) };
 }

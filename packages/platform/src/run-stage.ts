@@ -1,5 +1,4 @@
 import { sortIssues } from '@bvl/build-issue';
-import { verify } from '@bvl/verify';
 import { type Kysely, sql } from 'kysely';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import { diffSchema, type ExistingSchema, type SchemaStep } from './diff-schema.ts';
@@ -13,6 +12,7 @@ import { Refusal } from './run-promote.ts';
 import { ensureOwnSchema } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
 import { isShadowColumn, shadowable, shadowFunctionOf, shadowNames } from './shadow-columns.ts';
+import { verifyStored } from './stored-seeds.ts';
 import type { LockTable } from './switch-locks.ts';
 
 /**
@@ -142,10 +142,18 @@ export async function stagePublish(
   },
 ): Promise<Staged> {
   const none = { steps: 0, batches: 0 };
-  const rows = await readOverlayRows(ctx.db, scope.tenant, scope.package);
-  if (!rows.some((r) => r.state === 'draft')) return none;
-  const overlay = overlayOf(rows, scope.package);
-  const gate = verify(overlay.published, overlay.drafts);
+  // Read and gated in one snapshot: large seeds' records stay in the store, read part by part (issue 21).
+  const read = await ctx.db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const rows = await readOverlayRows(trx, scope.tenant, scope.package, { storedSeeds: true });
+      if (!rows.some((r) => r.state === 'draft')) return undefined;
+      const overlay = overlayOf(rows, scope.package);
+      return { overlay, gate: await verifyStored(trx, scope.tenant, overlay.published, overlay.drafts) };
+    });
+  if (!read) return none;
+  const { overlay, gate } = read;
   const plan = planTables(gate.graph);
   if (!gate.publishable || plan.issues.length > 0) return none;
   options.signal?.throwIfAborted();

@@ -1,6 +1,6 @@
 import type { BuildIssue } from '@bvl/build-issue';
 import { sortIssues } from '@bvl/build-issue';
-import { lintGraph } from '@bvl/graph-lint';
+import { lintGraph, lintGraphStreamed, type SeedSources } from '@bvl/graph-lint';
 import { type ArtifactSet, buildGraph, type Graph, rebaseViewPaths } from '@bvl/metadata';
 import { checkRender, rendererProfile } from '@bvl/render-contract';
 
@@ -73,11 +73,34 @@ export function countChecked(graph: Graph): Checked {
  * views are stored in. Pure: no I/O, never throws on bad metadata.
  */
 export function verify(published: ArtifactSet, drafts?: ArtifactSet, options: VerifyOptions = {}): Verification {
-  const layers = options.layers ?? new Set(STATIC_LAYERS);
   const { graph, issues } = buildGraph(published, drafts, options.spec === undefined ? {} : { spec: options.spec });
-  const all = [...issues];
+  const layers = options.layers ?? new Set(STATIC_LAYERS);
+  return finish(graph, issues, layers.has('graph') ? lintGraph(graph) : [], options);
+}
+
+/**
+ * {@link verify} over sets whose large seeds are stored, not held (a seed body whose record list is
+ * a StoredRecords: its node has `stored` set and no records): L1 reads each such seed's records
+ * from `records(seed)`, part by part (graph-lint's lintGraphStreamed), so no seed's records are held
+ * whole. The same issues, in the same order, as verify over the same sets with the records held.
+ * A source that fails (a stored seed gone or changed while read: StoredSeedChanged) rejects.
+ */
+export async function verifyStreamed(
+  published: ArtifactSet,
+  drafts: ArtifactSet | undefined,
+  records: Extract<SeedSources, (...args: never[]) => unknown>,
+  options: VerifyOptions = {},
+): Promise<Verification> {
+  const { graph, issues } = buildGraph(published, drafts, options.spec === undefined ? {} : { spec: options.spec });
+  const layers = options.layers ?? new Set(STATIC_LAYERS);
+  return finish(graph, issues, layers.has('graph') ? await lintGraphStreamed(graph, records) : [], options);
+}
+
+/** The rest of a verification once the graph is built and linted: L2, the count, the sort. */
+function finish(graph: Graph, issues: readonly BuildIssue[], lint: readonly BuildIssue[], options: VerifyOptions): Verification {
+  const layers = options.layers ?? new Set(STATIC_LAYERS);
+  const all = [...issues, ...lint];
   const checked = countChecked(graph);
-  if (layers.has('graph')) all.push(...lintGraph(graph));
   if (layers.has('render')) {
     const render = checkRender(graph, options.renderer === undefined ? {} : { registry: rendererProfile(options.renderer) });
     all.push(...render.issues);

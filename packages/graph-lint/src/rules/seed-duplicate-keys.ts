@@ -1,6 +1,30 @@
-import { pointer } from '@bvl/metadata';
-import { defineRule } from '../define-rule.ts';
+import { pointer, type SeedNode } from '@bvl/metadata';
+import { defineRule, type SeedRecord } from '../define-rule.ts';
 import { q } from '../describe-names.ts';
+import { keyHash } from '../seed-key-hash.ts';
+
+/** Whether a seed is judged here. */
+const judged = (seed: SeedNode): boolean => !seed.invalid && seed.mode !== 'insert';
+
+/**
+ * A record's natural key as this rule partitions records by it: a single string key by the string
+ * (`s…`), any other key by its values' JSON text (`j…`); undefined when the record has none (a
+ * value null, unset or CEL). What a streamed lint hashes ahead (see SeedPassContext.repeated).
+ */
+function keyText(seed: SeedNode): (rec: SeedRecord) => string | undefined {
+  const ids = seed.externalId;
+  const single = ids.length === 1 ? ids[0]! : undefined;
+  return (rec) => {
+    if (single !== undefined && typeof rec[single] === 'string') return `s${rec[single]}`;
+    const values = new Array<unknown>(ids.length);
+    for (let k = 0; k < ids.length; k++) {
+      const v = rec[ids[k]!];
+      if (v === null || v === undefined || (typeof v === 'object' && 'dialect' in v)) return undefined;
+      values[k] = v;
+    }
+    return `j${JSON.stringify(values)}`;
+  };
+}
 
 /**
  * Records of one seed that share its natural key (`externalId`, default `name`) are one row: the
@@ -10,8 +34,16 @@ import { q } from '../describe-names.ts';
  */
 export default defineRule({
   meta: { name: 'seed-duplicate-keys', codes: ['seed_duplicate_key'], docs: "A seed's records have distinct natural keys." },
-  seedPass: () => (seed, emit) => {
-    if (seed.invalid || seed.mode === 'insert') return undefined;
+  *seedRepeats(graph) {
+    for (const seed of graph.seeds.values()) if (seed.stored !== undefined && judged(seed)) yield { seed, id: 'key', key: keyText(seed) };
+  },
+  seedPass: (_graph, context) => (seed, emit) => {
+    if (!judged(seed)) return undefined;
+    // A stored seed read ahead: only keys whose hash repeats can repeat; every other key is one
+    // record's (counted, not kept), so the maps hold the few keys that may repeat.
+    const repeated = seed.stored !== undefined ? context?.repeated(seed, 'key') : undefined;
+    const keyOf = repeated ? keyText(seed) : undefined;
+    let once = 0;
     // Keyed by the key's JSON text; a single string key (the common case) by the string itself,
     // in its own map: the same partition of the records, without a JSON text per record.
     const first = new Map<string, number>();
@@ -27,6 +59,14 @@ export default defineRule({
       for (let r = 0; r < chunk.length; r++) {
         const rec = chunk[r]!;
         const i = offset + r;
+        if (keyOf) {
+          const k = keyOf(rec);
+          if (k === undefined) continue;
+          if (!repeated!.has(keyHash(k))) {
+            once++;
+            continue;
+          }
+        }
         if (single !== undefined) {
           const v = rec[single];
           if (typeof v === 'string') {
@@ -55,7 +95,7 @@ export default defineRule({
     };
     // The findings wait for the last record: the message counts the seed's rows.
     const end = () => {
-      const distinct = first.size + firstText.size;
+      const distinct = once + first.size + firstText.size;
       const keyless = total - distinct - repeats.length;
       for (const r of repeats) {
         const shown = r.shown;

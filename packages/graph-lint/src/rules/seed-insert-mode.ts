@@ -11,7 +11,7 @@ export default defineRule({
       emit({
         code: 'seed_insert_mode_replay',
         artifact: { type: 'seed', name: seed.name },
-        message: `Seed ${q(seed.name)} uses mode "insert", so its ${seed.def.records.length} record(s) are inserted again on every publish or replay.`,
+        message: `Seed ${q(seed.name)} uses mode "insert", so its ${seed.recordCount} record(s) are inserted again on every publish or replay.`,
         fix: `Use mode "upsert" keyed by externalId ${q(seed.externalId.join(', '))}.`,
         path: pointer('mode'),
         patch: [{ op: 'replace', path: pointer('mode'), value: 'upsert' }],

@@ -15,7 +15,7 @@ export default defineRule({
         code: 'dangling_object',
         artifact: { type: 'seed', name: seed.name },
         ref: { type: 'object', name: seed.object },
-        message: `Seed ${q(seed.name)} loads ${seed.def.records.length} record(s) into object ${q(seed.object)}, which does not exist (${clause}).${didYouMeanText(s.suggestions)}`,
+        message: `Seed ${q(seed.name)} loads ${seed.recordCount} record(s) into object ${q(seed.object)}, which does not exist (${clause}).${didYouMeanText(s.suggestions)}`,
         fix: s.suggestions?.length
           ? `Set the seed's object to ${q(s.suggestions[0])}, or create object ${q(seed.object)}.`
           : `Create object ${q(seed.object)}, or remove the seed.`,

@@ -1,16 +1,33 @@
-import { type FieldNode, type Graph, type ObjectNode, RELATION_TYPES, referenceOf, resolveField } from '@bvl/metadata';
-import { defineRule } from '../define-rule.ts';
+import { type FieldNode, type Graph, type ObjectNode, RELATION_TYPES, referenceOf, resolveField, type SeedNode } from '@bvl/metadata';
+import { defineRule, type SeedKeysRequest, type SeedPassContext } from '../define-rule.ts';
 import { didYouMeanText, listing, q, suggest } from '../describe-names.ts';
 import { seedValueWalker } from '../seed-field-values.ts';
 
-/** Natural keys of an object's seeded records: the target seed's externalId (single), else `name`, plus explicit ids. */
-function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Set<string>; by: string } | null>): { keys: Set<string>; by: string } | null {
-  const hit = cache.get(object);
-  if (hit !== undefined) return hit;
+/** The seeds whose records give an object's natural keys: its valid seeds, and the replaced published ones unless a seed now replaces its rows. */
+function keySeeds(graph: Graph, object: string): SeedNode[] {
   const current = (graph.seedsByObject.get(object) ?? []).filter((s) => !s.invalid);
   // Rows an earlier publish upserted still exist unless the object's seed now replaces its rows.
   const prior = current.some((s) => s.mode === 'replace') ? [] : (graph.priorSeedsByObject.get(object) ?? []).filter((s) => !s.invalid);
-  const seeds = [...current, ...prior];
+  return [...current, ...prior];
+}
+
+/** The field a seed's records give their natural key by: its single externalId, else `name`. */
+const keyField = (s: SeedNode): string => (s.externalId.length === 1 ? s.externalId[0]! : 'name');
+
+/**
+ * Natural keys of an object's seeded records: the target seed's externalId (single), else `name`,
+ * plus explicit ids. A stored seed's (its node holds no records) are those the streamed lint read
+ * ahead ({@link SeedPassContext.keys}); not read, judging against none would invent findings: it throws.
+ */
+function naturalKeys(
+  graph: Graph,
+  object: string,
+  cache: Map<string, { keys: ReadonlySet<string>; by: string } | null>,
+  context: SeedPassContext | undefined,
+): { keys: ReadonlySet<string>; by: string } | null {
+  const hit = cache.get(object);
+  if (hit !== undefined) return hit;
+  const seeds = keySeeds(graph, object);
   const target = graph.objects.get(object);
   if (seeds.length === 0) {
     // A platform object (sys_user, …) has no rows of its own where the build is published: only a
@@ -20,23 +37,36 @@ function naturalKeys(graph: Graph, object: string, cache: Map<string, { keys: Se
     cache.set(object, result);
     return result;
   }
-  const keys = new Set<string>();
+  let keys: Set<string> | undefined;
+  // One stored seed's keys are the object's as they are (not copied).
+  let only: ReadonlySet<string> | undefined;
   const by = new Set<string>();
   for (const s of seeds) {
-    const field = s.externalId.length === 1 ? s.externalId[0]! : 'name';
+    const field = keyField(s);
     // A key field the object lacks is the target seed's own unknown_field; judging lookups against it would only cascade.
     if (!target || target.invalid || !resolveField(target, field)) {
       cache.set(object, null);
       return null;
     }
     by.add(field);
+    if (s.stored !== undefined) {
+      const read = context?.keys(s, field);
+      if (!read) throw new Error(`the natural keys of stored seed "${s.name}" were not read ahead: lint it with lintGraphStreamed and a source of its records`);
+      if (seeds.length === 1) only = read;
+      else {
+        keys ??= new Set<string>();
+        for (const k of read) keys.add(k);
+      }
+      continue;
+    }
+    keys ??= new Set<string>();
     for (const r of s.def.records) {
       const v = r[field];
       if (typeof v === 'string' || typeof v === 'number') keys.add(String(v));
       if (typeof r.id === 'string' || typeof r.id === 'number') keys.add(String(r.id));
     }
   }
-  const result = { keys, by: [...by].join('/') };
+  const result = { keys: only ?? keys ?? new Set<string>(), by: [...by].join('/') };
   cache.set(object, result);
   return result;
 }
@@ -62,11 +92,24 @@ export default defineRule({
     codes: ['unresolved_seed_reference'],
     docs: "Seed lookup values match a natural key of the target object's seeded records.",
   },
-  seedPass(graph) {
-    const cache = new Map<string, { keys: Set<string>; by: string } | null>();
+  // The stored seeds of every object a seeded lookup field points at (what naturalKeys reads).
+  *seedKeys(graph): Iterable<SeedKeysRequest> {
+    const targets = new Set<string>();
+    for (const seed of graph.seeds.values()) {
+      const object = seed.invalid ? undefined : graph.objects.get(seed.object);
+      if (!object || object.invalid) continue;
+      for (const f of object.fields.values()) {
+        const target = RELATION_TYPES.has(f.def.type) ? referenceOf(f.def) : undefined;
+        if (target !== undefined) targets.add(target);
+      }
+    }
+    for (const target of targets) for (const s of keySeeds(graph, target)) if (s.stored !== undefined) yield { seed: s, field: keyField(s) };
+  },
+  seedPass(graph, context) {
+    const cache = new Map<string, { keys: ReadonlySet<string>; by: string } | null>();
     // Whether a value is no finding: its target is not judged, it matches a natural key, or it is a row id.
     const fine = (field: FieldNode, v: unknown) => {
-      const nk = naturalKeys(graph, referenceOf(field.def)!, cache);
+      const nk = naturalKeys(graph, referenceOf(field.def)!, cache, context);
       return !nk || ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) || (typeof v === 'string' && ROW_ID.test(v));
     };
     return (seed, emit) => {
@@ -77,7 +120,7 @@ export default defineRule({
         fine,
         (sv) => {
           const target = referenceOf(sv.field.def)!;
-          const nk = naturalKeys(graph, target, cache);
+          const nk = naturalKeys(graph, target, cache, context);
           if (!nk) return;
           const v = sv.value;
           if ((typeof v === 'string' || typeof v === 'number') && nk.keys.has(String(v))) return;

@@ -1,7 +1,8 @@
-import { type FieldNode, type ObjectNode, pointer, RELATION_TYPES, resolveField } from '@bvl/metadata';
-import { defineRule, type Finding } from '../define-rule.ts';
+import { type FieldNode, type ObjectNode, pointer, RELATION_TYPES, resolveField, type SeedNode } from '@bvl/metadata';
+import { defineRule, type Finding, type SeedRecord } from '../define-rule.ts';
 import { q } from '../describe-names.ts';
 import { isCel } from '../seed-field-values.ts';
+import { keyHash } from '../seed-key-hash.ts';
 
 // What ObjectStack's write path accepts, by field type (packages/objectql/src/validation/record-validator.ts,
 // which every seed record passes through engine.insert/update). It is more lenient than the stored value
@@ -98,6 +99,19 @@ function outOfBounds(field: FieldNode, v: unknown): [string, string] | undefined
 
 const blank = (v: unknown): boolean => v === undefined || v === null || v === '';
 
+/** A unique field's value as compared with the others' (its text), or undefined when it is not compared (blank, CEL). */
+const uniqueText = (v: unknown): string | undefined => (blank(v) || isCel(v) ? undefined : typeof v === 'object' ? (JSON.stringify(v) ?? '') : String(v));
+
+/** The unique fields a seed's records are judged by: the object's, less a single natural key the seed writes by (not in insert mode). */
+function uniquesOf(seed: SeedNode, unique: readonly FieldNode[]): readonly FieldNode[] {
+  const singleKey = seed.externalId.length === 1 ? seed.externalId[0] : undefined;
+  return unique.length === 0 ? unique : unique.filter((f) => !(f.name === singleKey && seed.mode !== 'insert'));
+}
+
+/** The object's valid fields that may be unique (declared so). */
+const uniqueFields = (obj: ObjectNode): FieldNode[] =>
+  [...obj.fields.values()].filter((f) => !f.invalid && f.def.unique !== undefined && f.def.unique !== false);
+
 /**
  * Seed records keep their fields' value contract, which ObjectStack enforces on every write (and
  * so does the platform bvl publishes to): a value the write path takes for the field's type, every
@@ -111,7 +125,16 @@ export default defineRule({
     codes: ['seed_value_invalid'],
     docs: "Seed records fit their fields' value contract: type, required, length, range, unique.",
   },
-  seedPass: (graph) => {
+  // A stored seed's unique values are read ahead as hashes: its pass keeps only those that may repeat.
+  *seedRepeats(graph) {
+    for (const seed of graph.seeds.values()) {
+      if (seed.stored === undefined || seed.invalid) continue;
+      const obj = graph.objects.get(seed.object);
+      if (!obj || obj.invalid || obj.platform) continue;
+      for (const f of uniquesOf(seed, uniqueFields(obj))) yield { seed, id: f.name, key: (rec: SeedRecord) => uniqueText(rec[f.name]) };
+    }
+  },
+  seedPass: (graph, context) => {
     // Per object, not per seed: its required fields and the fields that may be unique (a seed keyed by one drops it below).
     const fieldsOf = new Map<ObjectNode, { required: FieldNode[]; unique: FieldNode[] }>();
     return (seed, emit) => {
@@ -140,9 +163,10 @@ export default defineRule({
         fieldsOf.set(obj, fields);
       }
       const required = fields.required;
-      const singleKey = seed.externalId.length === 1 ? seed.externalId[0] : undefined;
-      const uniques = fields.unique.length === 0 ? fields.unique : fields.unique.filter((f) => !(f.name === singleKey && seed.mode !== 'insert'));
+      const uniques = uniquesOf(seed, fields.unique);
       const seen = new Map<string, Map<string, number>>();
+      // A stored seed read ahead: per unique field, the hashes of the values more than one record has.
+      const repeated = seed.stored === undefined ? undefined : new Map(uniques.map((f) => [f.name, context?.repeated(seed, f.name)]));
       // Indexed loops and one field lookup per key of the seed: this walks every seeded value.
       const judged = new Map<string, FieldNode | null>();
       const records = (chunk: readonly Readonly<Record<string, unknown>>[], offset: number) => {
@@ -206,8 +230,11 @@ export default defineRule({
                 );
           for (const f of uniques) {
             const v = rec[f.name];
-            if (blank(v) || isCel(v)) continue;
-            const text = typeof v === 'object' ? (JSON.stringify(v) ?? '') : String(v);
+            const text = uniqueText(v);
+            if (text === undefined) continue;
+            // A value no other record has (its hash is not repeated) is not kept.
+            const maybe = repeated?.get(f.name);
+            if (maybe && !maybe.has(keyHash(text))) continue;
             let values = seen.get(f.name);
             if (!values) seen.set(f.name, (values = new Map()));
             const first = values.get(text);

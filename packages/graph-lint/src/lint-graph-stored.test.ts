@@ -1,0 +1,149 @@
+import { type ArtifactSet, buildGraph, collectStack, type SeedNode, StoredRecords } from '@bvl/metadata';
+import { describe, expect, it } from 'vitest';
+import type { SeedRecord } from './define-rule.ts';
+import { lintGraph, lintGraphStreamed, type SeedRecordSource, StoredSeedChanged } from './lint-graph.ts';
+import { baseStack } from './rule-tester.ts';
+import { SEED_DEFECT_CODES, seedDefects } from './seed-defects.ts';
+
+// A stored seed (issue 21): its body's record list is a StoredRecords (a count and a handle), its
+// node holds no records, and a streamed lint reads them from a source — the records as the store
+// would give them. Every finding must be the one the records held whole give.
+
+/** The set with every seed's record list (records, data or rows) replaced by a StoredRecords whose handle is the list itself (`which` picks the seeds). */
+function stored(set: ArtifactSet, which: (name: string) => boolean = () => true): ArtifactSet {
+  return {
+    ...set,
+    artifacts: set.artifacts.map((a) => {
+      if (a.type !== 'seed' || !which(a.name)) return a;
+      const body = a.body as Record<string, unknown>;
+      const key = body.records != null ? 'records' : body.data != null ? 'data' : 'rows';
+      const list = body[key];
+      if (!Array.isArray(list)) return a;
+      return { ...a, body: { ...body, [key]: new StoredRecords(list.length, list) } };
+    }),
+  };
+}
+
+/** A stored seed's records (its handle) in parts of `size`; counts the reads. */
+function sources(size: number, reads: { n: number } = { n: 0 }): (seed: SeedNode) => SeedRecordSource | undefined {
+  return (seed) => {
+    if (seed.stored === undefined) return undefined;
+    const records = seed.stored as readonly SeedRecord[];
+    return async function* () {
+      reads.n++;
+      for (let at = 0; at < records.length; at += size) yield records.slice(at, at + size);
+    };
+  };
+}
+
+const defects = (draft: boolean) => {
+  const s = baseStack();
+  seedDefects(s);
+  // Records under each key a seed may hold them.
+  const report = s.data.find((d) => d.object === 'exp_report');
+  report.data = report.records;
+  delete report.records;
+  const insert = s.data.find((d) => d.mode === 'insert');
+  insert.rows = insert.records;
+  delete insert.records;
+  return collectStack(s, draft ? { draft: true } : {});
+};
+
+const cases: Array<[string, () => { published: ArtifactSet; drafts?: ArtifactSet }, (name: string) => boolean]> = [
+  ['published, every seed stored', () => ({ published: defects(false) }), () => true],
+  // Drafts over published seeds: the replaced published seeds are lookup targets too (their keys read from their own source).
+  ['staged over published, every seed stored', () => ({ published: collectStack(baseStack()), drafts: defects(true) }), () => true],
+  // Lookups into stored targets from held seeds, and the other way round.
+  ['published, only the lookup targets stored', () => ({ published: defects(false) }), (n) => !n.startsWith('exp_expense')],
+  ['published, only the seeds with lookups stored', () => ({ published: defects(false) }), (n) => n.startsWith('exp_expense')],
+];
+
+describe('lintGraphStreamed over stored seeds', () => {
+  it.each(cases)('finds what lintGraph finds over the records held, parts of 1, 2, 5 and 5,000 (%s)', async (_, make, which) => {
+    const { published, drafts } = make();
+    const held = buildGraph(published, drafts).graph;
+    const whole = lintGraph(held);
+    const codes = new Set(whole.map((i) => i.code));
+    for (const code of SEED_DEFECT_CODES) expect(codes, code).toContain(code);
+    const json = JSON.stringify(whole);
+    const graph = buildGraph(stored(published, which), drafts && stored(drafts, which)).graph;
+    const storedSeeds = [...graph.seeds.values(), ...[...graph.priorSeedsByObject.values()].flat()].filter((s) => s.stored !== undefined);
+    expect(storedSeeds.length).toBeGreaterThan(0);
+    for (const s of storedSeeds) {
+      expect(s.def.records).toEqual([]);
+      expect(s.recordCount).toBe((s.stored as unknown[]).length);
+    }
+    for (const size of [1, 2, 5, 5_000]) {
+      const reads = { n: 0 };
+      expect(JSON.stringify(await lintGraphStreamed(graph, sources(size, reads))), `parts of ${size}`).toBe(json);
+      expect(reads.n).toBeGreaterThan(0);
+    }
+  });
+
+  it('settles keys whose hashes collide on the keys themselves: duplicate keys and unique values', async () => {
+    // FNV-1a pairs: `sK-74354` and `sK-507580` (a single string key's text), `U-208216` and `U-1541200` (a unique value's).
+    const s = baseStack();
+    s.objects.find((o) => o.name === 'exp_category').fields.tag = { type: 'text', unique: true };
+    s.data.push({
+      object: 'exp_category',
+      externalId: 'name',
+      records: [
+        { name: 'K-74354', tag: 'U-208216' },
+        { name: 'K-507580', tag: 'U-1541200' },
+        { name: 'K-1', tag: 'U-1' },
+        { name: 'K-74354', tag: 'U-2' },
+        { name: 'K-2', tag: 'U-1541200' },
+      ],
+    });
+    const published = collectStack(s);
+    const whole = lintGraph(buildGraph(published).graph);
+    const found = whole.filter((i) => i.message.includes('K-74354') || i.message.includes('U-1541200'));
+    expect(found.map((i) => i.code).sort()).toEqual(['seed_duplicate_key', 'seed_value_invalid']);
+    const graph = buildGraph(stored(published)).graph;
+    for (const size of [1, 2, 5_000]) expect(JSON.stringify(await lintGraphStreamed(graph, sources(size))), `parts of ${size}`).toBe(JSON.stringify(whole));
+  });
+
+  it('counts a stored seed by its count: the insert-mode and no-object messages', async () => {
+    const published = defects(false);
+    const graph = buildGraph(stored(published)).graph;
+    const issues = await lintGraphStreamed(graph, sources(3));
+    const insert = issues.find((i) => i.code === 'seed_insert_mode_replay');
+    expect(insert?.message).toContain('its 2 record(s)');
+    expect(issues.find((i) => i.code === 'dangling_object' && i.artifact.type === 'seed')?.message).toContain('loads 1 record(s)');
+  });
+
+  it('never judges a stored seed as empty: lintGraph without a source reports the rules crashing', () => {
+    const graph = buildGraph(stored(defects(false))).graph;
+    const issues = lintGraph(graph);
+    expect(issues.some((i) => i.code === 'invalid_artifact' && i.artifact.type === 'stack' && i.message.includes('are stored, not held'))).toBe(true);
+    expect(issues.some((i) => i.code === 'seed_duplicate_key')).toBe(false);
+  });
+
+  it('rejects when a stored seed gives fewer or more records than it counts (gone or changed while read)', async () => {
+    const graph = buildGraph(stored(defects(false))).graph;
+    for (const cut of [-1, 1]) {
+      const short = (seed: SeedNode): SeedRecordSource | undefined => {
+        const records = seed.stored as SeedRecord[] | undefined;
+        if (!records) return undefined;
+        return async function* () {
+          yield cut < 0 ? records.slice(0, -1) : [...records, { name: 'extra' }];
+        };
+      };
+      await expect(lintGraphStreamed(graph, short)).rejects.toBeInstanceOf(StoredSeedChanged);
+    }
+  });
+
+  it('a JSON value shaped like the marker is a record list like any other, never a stored one', () => {
+    const set = defects(false);
+    const forged = {
+      ...set,
+      artifacts: set.artifacts.map((a) =>
+        a.type === 'seed' && a.name.startsWith('exp_expense') ? { ...a, body: { ...(a.body as object), records: { count: 3, handle: 'x' } } } : a,
+      ),
+    };
+    const graph = buildGraph(forged).graph;
+    const seed = [...graph.seeds.values()].find((s) => s.name.startsWith('exp_expense'))!;
+    expect(seed.stored).toBeUndefined();
+    expect(seed.invalid).toBe(true);
+  });
+});
