@@ -63,7 +63,7 @@ export {
 } from './platform-objects.ts';
 export { MAX_FILE_BYTES, type ReadSourceOptions, readSource, SourceError, STDIN_NAME } from './read-source.ts';
 export * from './schemas.ts';
-export { SourceTexts, textsOf } from './source-texts.ts';
+export { type FileStamp, SourceTexts, textsOf } from './source-texts.ts';
 export {
   DEFAULT_SPEC,
   type RetiredKey,

@@ -31,16 +31,23 @@ export class KeyedList<V> implements ReadonlyMap<string, V> {
     return this.get(key) !== undefined;
   }
 
-  *keys(): MapIterator<string> {
-    for (const v of this.items) yield this.keyOf(v);
+  // The arrays' own iterators, not generators: a generator object per call and a result object per
+  // step (yield* wraps the array's) cost ~7 MB a verify of the 12.4k-artifact stack, where an
+  // optimized for…of over an array iterator allocates nothing per step. keyOf is pure and the list
+  // fixed, so reading the keys when the iterator is made, not as it steps, answers the same.
+
+  keys(): MapIterator<string> {
+    const keyOf = this.keyOf;
+    return this.items.map((v) => keyOf(v)).values();
   }
 
-  *values(): MapIterator<V> {
-    yield* this.items;
+  values(): MapIterator<V> {
+    return this.items.values();
   }
 
-  *entries(): MapIterator<[string, V]> {
-    for (const v of this.items) yield [this.keyOf(v), v];
+  entries(): MapIterator<[string, V]> {
+    const keyOf = this.keyOf;
+    return this.items.map((v): [string, V] => [keyOf(v), v]).values();
   }
 
   [Symbol.iterator](): MapIterator<[string, V]> {

@@ -6,7 +6,7 @@ export class SourceError extends Error {
 }
 
 /** A file as bvl read it from disk: its text is read again when asked for, not held. */
-interface FileStamp {
+export interface FileStamp {
   /** Absolute path. */
   readonly path: string;
   readonly size: number;
@@ -51,6 +51,12 @@ export class SourceTexts implements ReadonlyMap<string, string> {
 
   has(file: string): boolean {
     return this.at.has(file);
+  }
+
+  /** How `file` was read from disk (its path, and its size, mtime and inode before the read), or undefined: a held text, or no such file. */
+  stampOf(file: string): Readonly<FileStamp> | undefined {
+    const e = this.at.get(file);
+    return typeof e === 'object' ? e : undefined;
   }
 
   get(file: string): string | undefined {

@@ -1,7 +1,7 @@
 import { buildGraph, collectStack, type DatasetNode } from '@bvl/metadata';
 import type { DatasetSelection } from '@bvl/render-contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { createDataEngine } from './run-data-engine.ts';
 import { stageDrafts } from './run-drafts.ts';
@@ -35,19 +35,16 @@ const RECORDS = [
 
 let platform: Platform;
 let tenant: string;
-const made = tenants(() => platform);
+const made = useTestPlatform((p) => {
+  platform = p;
+});
 
 beforeAll(async () => {
-  platform = await openTestPlatform();
   tenant = made.next('conf');
   const scope = { tenant, package: 'conf' };
   await stageDrafts(platform, scope, collectStack({ objects: [item], data: [{ object: 'conf_item', externalId: 'name', records: RECORDS }] }, { draft: true }));
   const r = await publishPackage(platform, scope);
   if (r.outcome !== 'published') throw new Error(`not published: ${r.outcome}`);
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
 });
 
 /** Runs a dataset (over conf_item) with a selection; rows with dates as YYYY-MM-DD, sorted for comparison. */

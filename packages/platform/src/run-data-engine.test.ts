@@ -1,6 +1,6 @@
 import { collectStack, type Graph } from '@bvl/metadata';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { createDataEngine, type DataEngine } from './run-data-engine.ts';
 import { stageDrafts } from './run-drafts.ts';
@@ -10,11 +10,12 @@ import { publishPackage } from './run-publish.ts';
 let platform: Platform;
 let engine: DataEngine;
 let graph: Graph;
-const made = tenants(() => platform);
+const made = useTestPlatform((p) => {
+  platform = p;
+});
 const cel = (source: string) => ({ dialect: 'cel', source });
 
 beforeAll(async () => {
-  platform = await openTestPlatform();
   const scope = { tenant: made.next(), package: 'app' };
   const doc = {
     objects: [
@@ -58,10 +59,6 @@ beforeAll(async () => {
   if (r.outcome !== 'published') throw new Error(r.outcome);
   graph = r.graph;
   engine = createDataEngine(platform, { tenant: scope.tenant, graph });
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
 });
 
 const titles = async (q: Parameters<DataEngine['find']>[1]) => {

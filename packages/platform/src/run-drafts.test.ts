@@ -1,7 +1,7 @@
 import { buildGraph, collectStack, readSource } from '@bvl/metadata';
 import { fixtureFile } from '@bvl/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import { BODY_CACHE } from './body-cache.ts';
 import type { Platform } from './open-platform.ts';
 import { discardDrafts, listDrafts, readOverlay, STAGE_BATCH, STAGE_BYTES, stageBatches, stageDrafts } from './run-drafts.ts';
@@ -9,14 +9,12 @@ import { publishPackage } from './run-publish.ts';
 import { ScopeError } from './scope.ts';
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => new Date('2026-03-15T10:00:00Z'),
+);
 
 describe('draft store', () => {
   it('stages a whole stack and reads it back as the same graph (views rebuilt from their expansion)', async () => {

@@ -1,15 +1,12 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, openTestPlatform } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import type { Platform } from './open-platform.ts';
 import { MIGRATIONS } from './run-migrations.ts';
 
 let platform: Platform;
-beforeAll(async () => {
-  platform = await openTestPlatform();
-});
-afterAll(async () => {
-  await platform.close();
+useTestPlatform((p) => {
+  platform = p;
 });
 
 describe(`migrations (${ENGINE})`, () => {

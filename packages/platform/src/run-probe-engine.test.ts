@@ -1,7 +1,7 @@
 import { collectStack, type Graph } from '@bvl/metadata';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import type { PlatformContext } from './database.ts';
 import { tenantSchema } from './identifier.ts';
 import { MAX_READ_ONLY_POOLS, type Platform } from './open-platform.ts';
@@ -13,10 +13,11 @@ import { readOnlyQuery, runReadOnly } from './run-read-only.ts';
 let platform: Platform;
 let graph: Graph;
 let tenant: string;
-const made = tenants(() => platform);
+const made = useTestPlatform((p) => {
+  platform = p;
+});
 
 beforeAll(async () => {
-  platform = await openTestPlatform();
   tenant = made.next();
   const doc = {
     objects: [{ name: 'task', fields: { title: { type: 'text' }, hours: { type: 'number' } } }],
@@ -36,10 +37,6 @@ beforeAll(async () => {
   const r = await publishPackage(platform, { tenant, package: 'app' });
   if (r.outcome !== 'published') throw new Error(r.outcome);
   graph = r.graph;
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
 });
 
 /** A context whose database throws on any use: proves a call ran no SQL at all. */

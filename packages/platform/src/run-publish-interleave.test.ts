@@ -1,8 +1,8 @@
 import { collectStack } from '@bvl/metadata';
 import { verify } from '@bvl/verify';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import type { BvlDatabase, PlatformContext } from './database.ts';
 import type { Platform } from './open-platform.ts';
 import { overlayOf } from './overlay-of.ts';
@@ -20,13 +20,8 @@ import { contentHash, toStoredArtifact } from './stored-artifact.ts';
 // the publish (a draft it is promoting) are started and given time to land or block.
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform();
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
+const made = useTestPlatform((p) => {
+  platform = p;
 });
 
 const concurrent = ENGINE === 'postgres';

@@ -6,7 +6,7 @@ import { collectStack } from '@bvl/metadata';
 import { EXHAUSTIVE, generateStack } from '@bvl/test-support';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import type { SchemaStep } from './diff-schema.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
@@ -21,14 +21,12 @@ import { countSwitchLocks, type LockTable, SWITCH_BASE_LOCKS } from './switch-lo
 // before any change (with the remedy), not rolled back with "out of shared memory" after minutes.
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => new Date('2026-03-15T10:00:00Z'),
+);
 
 const stack = (doc: unknown) => collectStack(doc, { draft: true });
 const activeRows = (tenant: string) =>

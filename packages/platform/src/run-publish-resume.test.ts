@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { collectStack } from '@bvl/metadata';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { stageDrafts } from './run-drafts.ts';
@@ -16,13 +16,8 @@ import { type PublishResult, publishPackage } from './run-publish.ts';
 // them, drafts or not, and says so.
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform();
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
+const made = useTestPlatform((p) => {
+  platform = p;
 });
 
 const count = async (tenant: string, table: string): Promise<number> =>

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { collectStack } from '@bvl/metadata';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import { describeDbError } from './describe-db-error.ts';
 import { sameDefault } from './diff-schema.ts';
 import { tenantSchema } from './identifier.ts';
@@ -17,13 +17,8 @@ import { dropTenant } from './run-tenant.ts';
 // Publish under hostile settings and neighbours: literals under standard_conforming_strings=off,
 // a schema bvl did not create, locks held by someone else, the server's hint in messages.
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform();
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
+const made = useTestPlatform((p) => {
+  platform = p;
 });
 
 const stack = (doc: unknown) => collectStack(doc, { draft: true });

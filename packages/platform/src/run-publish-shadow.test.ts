@@ -6,7 +6,7 @@ import { collectStack } from '@bvl/metadata';
 import { generateStack } from '@bvl/test-support';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, openTestPlatform, tenants } from '../test/test-platform.ts';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { readExistingSchema } from './run-ddl.ts';
@@ -20,14 +20,12 @@ import { countSwitchLocks, type LockTable, SWITCH_BASE_LOCKS } from './switch-lo
 // renames: a few locks per table instead of twenty, so it fits a default lock table.
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => new Date('2026-03-15T10:00:00Z'),
+);
 
 const stack = (doc: unknown) => collectStack(doc, { draft: true });
 const generated = (objects: number) => generateStack(Math.round(objects * 7.01));

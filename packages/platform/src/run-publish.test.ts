@@ -2,8 +2,8 @@ import { collectStack, readSource } from '@bvl/metadata';
 import { CORPUS_NAMES, corpusFile, EXAMPLE_DIR, fixtureFile } from '@bvl/test-support';
 import { describeCorpora } from '@bvl/test-support/vitest';
 import { verify } from '@bvl/verify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { readExistingSchema } from './run-ddl.ts';
@@ -11,14 +11,12 @@ import { listDrafts, readOverlay, stageDrafts } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
 
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => new Date('2026-03-15T10:00:00Z'));
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => new Date('2026-03-15T10:00:00Z'),
+);
 
 const stack = (doc: unknown) => collectStack(doc, { draft: true });
 const activeRows = (tenant: string) =>
