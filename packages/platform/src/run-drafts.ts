@@ -472,6 +472,9 @@ let seedCursors = 0;
  * reads: `records`, else `data`, else `rows`): what a streamed lint (graph-lint's lintGraphStreamed)
  * judges instead of the records held whole. Each call of the source reads the seed again, in `trx`
  * (a transaction: its snapshot, and a cursor lives in one); a row gone or changed yields nothing.
+ * The slot's row with the handle's content is read, of the handle's state first, else of the other:
+ * the same content, so the seed writer, after the publish committed and its draft row became the
+ * active one, reads the records the gate judged (a row since replaced by other content: nothing).
  */
 export function storedSeedRecords(
   trx: Kysely<BvlDatabase>,
@@ -486,7 +489,8 @@ export function storedSeedRecords(
     await sql`declare ${sql.raw(cursor)} no scroll cursor for
       select e.n, e.value
       from (select body from bvl.metadata_items where tenant_id = ${tenant} and package = ${seed.package}
-            and type = 'seed' and name = ${seed.name} and state = ${seed.state} and content_hash = ${seed.contentHash}) as m
+            and type = 'seed' and name = ${seed.name} and content_hash = ${seed.contentHash}
+            order by state = ${seed.state} desc limit 1) as m
       cross join lateral jsonb_array_elements(coalesce(${list('records')}, ${list('data')}, ${list('rows')})) with ordinality as e(value, n)`.execute(trx);
     let n = 0;
     try {

@@ -18,7 +18,8 @@ import { ensureOwnSchema } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
 import { recordSwaps, useShadows } from './shadow-columns.ts';
 import { fromStoredArtifact } from './stored-artifact.ts';
-import { holdStoredSeeds, verifyStored } from './stored-seeds.ts';
+import { tenantSeedRecords } from './seed-records.ts';
+import { verifyStored } from './stored-seeds.ts';
 import type { LockTable } from './switch-locks.ts';
 
 /** Options of {@link publishPackage}. */
@@ -178,10 +179,9 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
   const gate = await verifyStored(trx, scope.tenant, overlay.published, overlay.drafts);
   const plan = planTables(gate.graph);
   if (!gate.publishable || plan.issues.length > 0) throw new Refusal(sortIssues([...gate.issues, ...plan.issues]), gate.checked);
-  // TODO(lead, SEED-PLAN item 4): the republish check and the seed writer (applySeeds) still read
-  // `seed.def.records`; once they take seedwrite's `records` source (stored seeds by storedSeedRecords,
-  // re-pointed to the promoted row: state 'active'), drop this read and pass `gate.graph` on.
-  const graph = await holdStoredSeeds(trx, scope.tenant, gate.graph);
+  // A large stored seed stays in the store: the republish check and the seed writer read its records
+  // part by part through their sources (tenantSeedRecords), as the gate did.
+  const graph = gate.graph;
   await options.interleave?.('gated', trx);
   checkpoint();
 
@@ -204,6 +204,7 @@ export async function promote(trx: Kysely<BvlDatabase>, now: Date, scope: Packag
     graph,
     before: fieldsBefore(active),
     seeds: [...graph.seeds.values()].filter((s) => seedNames.has(s.name)),
+    records: tenantSeedRecords(scope.tenant),
     env: options.env ?? 'dev',
     allowDataChange: options.allowDataChange === true,
   });
@@ -338,8 +339,7 @@ async function resume(trx: Kysely<BvlDatabase>, scope: PackageScope, resumed: nu
     published: [],
     retired: [],
     steps: 0,
-    // TODO(lead, SEED-PLAN item 4): as in promote, until applySeeds reads stored seeds through a source.
-    graph: await holdStoredSeeds(trx, scope.tenant, published.graph),
+    graph: published.graph,
     seeds: new Set(mine.filter((r) => r.type === 'seed').map((r) => r.name)),
     issues: [],
     checked: published.checked,

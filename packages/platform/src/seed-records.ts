@@ -82,3 +82,60 @@ export async function* chunksOf(
     );
   if (buffer.length > 0) yield { start, records: buffer };
 }
+
+/**
+ * A stored seed's records read outside any caller's transaction (the probes after a publish): each
+ * read opens its own repeatable-read transaction for the cursor and hands the parts out one at a
+ * time (the next part is fetched only when the reader asks for it), so no more than a part is held.
+ * A reader that stops early closes the transaction. Undefined for a seed held in memory.
+ */
+export function storedSeedReader(db: Kysely<BvlDatabase>, tenant: string): (seed: SeedNode) => SeedRecordSource | undefined {
+  return (seed) => {
+    if (seed.stored === undefined) return undefined;
+    const stored = seed.stored as StoredSeed;
+    return async function* () {
+      // A hand-over between the transaction's callback (the producer) and this generator (the reader).
+      let give: ((v: IteratorResult<readonly SeedRecord[]>) => void) | undefined;
+      let fail: ((e: unknown) => void) | undefined;
+      let taken: (() => void) | undefined;
+      let stop = false;
+      const next = () =>
+        new Promise<IteratorResult<readonly SeedRecord[]>>((resolve, reject) => {
+          give = resolve;
+          fail = reject;
+        });
+      let pending = next();
+      const done = db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute(async (trx) => {
+          for await (const part of storedSeedRecords(trx, tenant, stored)()) {
+            const wait = new Promise<void>((resolve) => {
+              taken = resolve;
+            });
+            give!({ value: part, done: false });
+            await wait;
+            if (stop) return;
+          }
+        })
+        .then(
+          () => give!({ value: undefined, done: true }),
+          (e) => fail!(e),
+        );
+      try {
+        for (;;) {
+          const r = await pending;
+          if (r.done) break;
+          pending = next();
+          yield r.value;
+          taken!();
+        }
+      } finally {
+        stop = true;
+        pending.catch(() => undefined);
+        taken?.();
+        await done.catch(() => undefined);
+      }
+    };
+  };
+}

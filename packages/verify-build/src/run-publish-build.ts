@@ -15,6 +15,7 @@ import {
   type RetiredItem,
   recordProbeResult,
   type SeedApplied,
+  storedSeedReader,
   tenantSchema,
   withPackageLock,
 } from '@bvl/platform';
@@ -181,6 +182,8 @@ export async function publishBuild(ctx: PlatformContext, input: PublishBuildInpu
       engine,
       graph: result.graph,
       seedApplied: result.seedApplied,
+      // A large stored seed's records are read part by part from the store, as the publish read them.
+      seedRecords: storedSeedReader(ctx.db, scope.tenant),
       scope: result.packageArtifacts,
       ...(input.env ? { env: input.env } : {}),
       ...(carried ? { carried } : {}),
