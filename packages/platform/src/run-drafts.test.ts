@@ -117,12 +117,15 @@ describe('draft store', () => {
 
   it('reads a body several rows share once: a republished seed and its published item hold one parsed value', async () => {
     const scope = { tenant: made.next(), package: 'app' };
-    // Large enough to be read in parts (over SEED_STREAM.bytes stored), as a replay's body is; the
+    // Large enough to be read in parts (over SEED_STREAM.bytes stored, compressed: the values vary), as a replay's body is; the
     // tenant's cached bodies are dropped before each read, so only the read itself can share it (this
     // body is under the cache's weight bound: 60,000 records past it made the test ten times slower).
     const keys = Array.from({ length: 19 }, (_, k) => `f${k}`);
     const fields = { code: { type: 'text' }, ...Object.fromEntries(keys.map((k) => [k, { type: 'number' }])) };
-    const records = Array.from({ length: 6_000 }, (_, i) => ({ code: `K${i}`, ...Object.fromEntries(keys.map((k, j) => [k, (i * 7919 + j * 104_729) % 1_000_003])) }));
+    const records = Array.from({ length: 6_000 }, (_, i) => ({
+      code: `K${i}`,
+      ...Object.fromEntries(keys.map((k, j) => [k, (i * 7919 + j * 104_729) % 1_000_003])),
+    }));
     const stack = (rs: unknown[]) =>
       collectStack({ objects: [{ name: 'kv', fields }], data: [{ object: 'kv', externalId: 'code', env: ['prod'], records: rs }] }, { draft: true }); // not applied (dev): no rows to write
     const set = stack(records);
