@@ -214,37 +214,8 @@ describe.runIf(ENGINE === 'postgres')('a large republish on PostgreSQL at the se
     await rm(dir, { recursive: true, force: true });
   });
 
-  // A column type change in every one of 2,000 tables: as ALTER … TYPE in the switch, tens of
-  // thousands of locks in one transaction, more than a default lock table (6,400) holds. Built
-  // ahead as shadow columns, the switch only swaps them in (about 3 locks a table): it publishes.
-  it.runIf(EXHAUSTIVE)(
-    'a republish changing a column of each of 2,000 tables publishes at the server settings, its switch within the lock table',
-    async () => {
-      const table = await readLockTable(platform.db);
-      const scope = { tenant: made.next('big'), package: 'app' };
-      const doc = generated(2000);
-      await stageDrafts(platform, scope, stack(doc));
-      expect((await publishPackage(platform, scope)).outcome).toBe('published');
-      const schema = tenantSchema(scope.tenant);
-      await sql`update ${sql.id(schema, 'gen_obj_1999')} set qty = 12.5`.execute(platform.db);
-      await stageDrafts(platform, scope, stack(retyped(doc)));
-      let held = 0;
-      const r = await publishPackage(platform, scope, {
-        beforeCommit: async (trx) => {
-          held = Number((await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_locks where pid = pg_backend_pid()`.execute(trx)).rows[0]?.n);
-        },
-      });
-      expect(r.outcome).toBe('published');
-      expect(held).toBeLessThan(table.capacity);
-      expect(await stagingRows(scope.tenant)).toBe(0);
-      const col = await readExistingSchema(platform.db, schema);
-      expect(col.tables.get('gen_obj_1999')!.columns.get('qty')).toEqual({ base: 'text', array: false });
-      expect([...(col.tables.get('gen_obj_1999')!.shadows ?? new Map()).keys()]).toEqual([]);
-      const rows = await sql<{ qty: string }>`select distinct qty from ${sql.id(schema, 'gen_obj_1999')}`.execute(platform.db);
-      expect(rows.rows).toEqual([{ qty: '12.5' }]);
-    },
-    900_000,
-  );
+  // The republish changing a column of each of 2,000 tables (test:exhaustive) is in
+  // run-publish-staged.test.ts: it republishes the 2,000-object package that file's SIGKILL test publishes.
 
   // SIGKILL in the switch of a republish that fits the lock table (a type change in every table
   // of the package, thousands of locks in one transaction): the previous state serves, the next
