@@ -131,7 +131,15 @@ export {
 } from './run-seeds.ts';
 export { dropTenant, ensureOwnSchema, ensureTenant, ForeignSchemaError, tenantSchemaMark } from './run-tenant.ts';
 export { checkScope, type PackageScope, ScopeError } from './scope.ts';
-export { heldSeedRecords, type SeedRecord, type SeedRecordSource, type SeedRecordsOf, SeedSourceError, storedSeedReader, tenantSeedRecords } from './seed-records.ts';
+export {
+  heldSeedRecords,
+  type SeedRecord,
+  type SeedRecordSource,
+  type SeedRecordsOf,
+  SeedSourceError,
+  storedSeedReader,
+  tenantSeedRecords,
+} from './seed-records.ts';
 export { contentHash, fromStoredArtifact, type StoredArtifact, stableJson, toStoredArtifact } from './stored-artifact.ts';
 export { storedSeedSources, verifyStored } from './stored-seeds.ts';
 export { countSwitchLocks, type LockTable, lockTableIssue, type SwitchLocks, switchLocksOf } from './switch-locks.ts';

@@ -16,9 +16,9 @@ import { checkRepublish } from './run-republish-checks.ts';
 import { type RetiredItem, retire } from './run-retire.ts';
 import { ensureOwnSchema } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
+import { tenantSeedRecords } from './seed-records.ts';
 import { recordSwaps, useShadows } from './shadow-columns.ts';
 import { fromStoredArtifact } from './stored-artifact.ts';
-import { tenantSeedRecords } from './seed-records.ts';
 import { verifyStored } from './stored-seeds.ts';
 import type { LockTable } from './switch-locks.ts';
 

@@ -113,7 +113,11 @@ export async function runProbes(input: RunProbesInput): Promise<ProbeReport> {
     const source = input.seedRecords?.(p.seed);
     if (!source && p.seed.stored !== undefined)
       // Its records are not in the graph (def.records is empty): counted over nothing, the probe would expect 0 rows.
-      skipped.push({ plane: 'seeds', artifact: { type: 'seed', name: p.seed.name }, reason: 'its records are stored and were not read (no seed reader given)' });
+      skipped.push({
+        plane: 'seeds',
+        artifact: { type: 'seed', name: p.seed.name },
+        reason: 'its records are stored and were not read (no seed reader given)',
+      });
     else if (!source) seedPlan.push(p);
     else
       try {
