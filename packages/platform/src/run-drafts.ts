@@ -231,8 +231,16 @@ export async function lockDrafts(trx: Kysely<BvlDatabase>, scope: PackageScope):
  * members one by one, and the elements of each record list (`records`, `data` or `rows`) one by
  * one — so the process never holds the list's text and its parsed records at once, and the
  * database never builds the whole text either. Tests lower `bytes` to run both paths on the same inputs.
+ *
+ * `store`: a seed body stored in more than that is, for a caller that asks (the publish, its gate and
+ * its writer: {@link ReadOverlayOptions.storedSeeds}), not read at all but left in the store and its
+ * records read part by part where they are judged and written — so what a publish holds stops
+ * growing with the row count past it. Below it the records are read once and held: reading them
+ * part by part costs a publish another read of them for the gate's and again for the writer's
+ * (a 100,000-row seed published ×1.6 slower in the seed bench), and held they take ~230 bytes a
+ * record of seven fields (16 MB stored ≈ 150,000 such records ≈ 35 MB held at most). Tests lower it.
  */
-export const SEED_STREAM = { bytes: 256 * 1024, part: 5_000 };
+export const SEED_STREAM = { bytes: 256 * 1024, part: 5_000, store: 16 * 1024 * 1024 };
 
 /**
  * Seed bodies read that way in this process (whole in parts, or without their records: see
@@ -244,7 +252,7 @@ export const seedStreamStats = { bodies: 0, parts: 0, stored: 0 };
 /** Options of {@link readOverlayRows}. */
 export interface ReadOverlayOptions {
   /**
-   * A large seed body (see {@link SEED_STREAM}) comes without its record list (issue 21: memory flat
+   * A seed body stored in more than {@link SEED_STREAM}.store comes without its record list (issue 21: memory flat
    * in the row count): in its place a StoredRecords (@bvl/metadata) holding the list's length and
    * the row's {@link StoredSeed}, so the graph makes it a stored seed (its node's `stored`) whose
    * records are read by {@link storedSeedRecords} — in the caller's transaction: `db` must be one.
@@ -271,6 +279,8 @@ interface SelectedRow {
   readonly content_hash: string;
   readonly body: unknown;
   readonly parts: boolean;
+  /** A large seed body a caller that asks for stored seeds leaves in the store (over SEED_STREAM.store). */
+  readonly store: boolean;
 }
 
 /**
@@ -308,8 +318,9 @@ export async function readOverlayRows(
   const rows = (
     await sql<SelectedRow>`
       select type, name, source, state, package, tombstone, content_hash,
-        case when skip or parts then null else body end as body, not skip and parts as parts
-      from (select m.type, m.name, m.source, m.state, m.package, m.tombstone, m.content_hash, m.body, ${skip} as skip, ${parts} as parts
+        case when skip or parts then null else body end as body, not skip and parts as parts, not skip and parts and size > ${SEED_STREAM.store} as store
+      from (select m.type, m.name, m.source, m.state, m.package, m.tombstone, m.content_hash, m.body, ${skip} as skip, ${parts} as parts,
+              pg_column_size(m.body) as size
             from bvl.metadata_items m where tenant_id = ${tenant} and ${scoped}) as s
       order by type, name, package`.execute(db)
   ).rows;
@@ -322,7 +333,7 @@ export async function readOverlayRows(
     large.add(r.content_hash);
     await seedStreamHooks.beforeParts?.();
     // A body whose row is gone (a caller's read-committed transaction that does not lock its rows) is read again by hash, below.
-    const body = (options.storedSeeds ? await readBodyStored(db, tenant, r) : undefined) ?? (await readBodyParts(db, tenant, r));
+    const body = (options.storedSeeds && r.store ? await readBodyStored(db, tenant, r) : undefined) ?? (await readBodyParts(db, tenant, r));
     if (body !== undefined) read.set(r.content_hash, body);
   }
   const out = rows.map((r) => ({

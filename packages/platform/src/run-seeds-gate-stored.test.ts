@@ -26,7 +26,7 @@ const made = useTestPlatform(
 /** Runs `fn` with every seed body (or none: `bytes` Infinity) read as a large one, `part` records a fetch. */
 async function withStream<T>(bytes: number, part: number, fn: () => Promise<T>): Promise<T> {
   const was = { ...SEED_STREAM };
-  Object.assign(SEED_STREAM, { bytes: Number.isFinite(bytes) ? bytes : 2_000_000_000, part });
+  Object.assign(SEED_STREAM, { bytes: Number.isFinite(bytes) ? bytes : 2_000_000_000, part, store: Number.isFinite(bytes) ? bytes : 2_000_000_000 });
   try {
     return await fn();
   } finally {

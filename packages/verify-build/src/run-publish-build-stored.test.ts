@@ -26,7 +26,7 @@ afterAll(async () => {
 
 async function publishWith(bytes: number) {
   const was = { ...SEED_STREAM };
-  Object.assign(SEED_STREAM, { bytes, part: 2 });
+  Object.assign(SEED_STREAM, { bytes, part: 2, store: bytes });
   try {
     const scope = { tenant: made.next(), package: 'app' };
     await stageDrafts(platform, scope, app.artifacts);
