@@ -104,7 +104,7 @@ async function withPeak<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number
  * array's store is outside the heap) over their level before — live memory, not garbage waiting
  * for a collection (which the peak of {@link withPeak} includes). Slows `fn`: not timed.
  */
-async function withHeld<T>(fn: () => Promise<T>): Promise<{ value: T; held: number }> {
+async function withHeld<T>(fn: () => Promise<T>): Promise<{ value: T; held: number; before: number; peak: number }> {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   const live = () => {
@@ -120,7 +120,8 @@ async function withHeld<T>(fn: () => Promise<T>): Promise<{ value: T; held: numb
   }, 100);
   try {
     const value = await fn();
-    return { value, held: Math.max(peak, live()) - before };
+    peak = Math.max(peak, live());
+    return { value, held: peak - before, before, peak };
   } finally {
     clearInterval(timer);
   }
@@ -229,7 +230,7 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     const held = await withHeld(() => publishPackage(platform, scope));
     if (held.value.outcome !== 'published') throw new Error(`the seed bench's held-memory replay did not publish: ${held.value.outcome}`);
     log(
-      `[${label}] live memory a replay holds (full GC every 100 ms, heap + ArrayBuffers over the level before, not timed): +${(held.held / MB).toFixed(1)} MB, ${Math.round(held.held / rows)} B/row`,
+      `[${label}] live memory a replay holds (full GC every 100 ms, heap + ArrayBuffers, not timed): ${(held.before / MB).toFixed(1)} MB before (the bench's own input and results included), peak ${(held.peak / MB).toFixed(1)} MB: +${(held.held / MB).toFixed(1)} MB, ${Math.round(held.held / rows)} B/row`,
     );
     // The seed writer alone (applySeeds), without the publish around it (reading the drafts, the
     // gate over every record, the DDL): the same seeds into a tenant whose tables a publish made.

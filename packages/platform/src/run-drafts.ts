@@ -238,9 +238,11 @@ export async function lockDrafts(trx: Kysely<BvlDatabase>, scope: PackageScope):
  * growing with the row count past it. Below it the records are read once and held: reading them
  * part by part costs a publish another read of them for the gate's and again for the writer's
  * (a 100,000-row seed published ×1.6 slower in the seed bench), and held they take ~230 bytes a
- * record of seven fields (16 MB stored ≈ 150,000 such records ≈ 35 MB held at most). Tests lower it.
+ * record of seven fields. The size is the stored, compressed one (known without reading the body):
+ * 4 MB is about 200,000 records of the seed bench's seven fields (16.7 MB of JSON a 100,000 stored
+ * in 2 MB), fewer of values that compress less — so ~45 MB held at most. Tests lower it.
  */
-export const SEED_STREAM = { bytes: 256 * 1024, part: 5_000, store: 16 * 1024 * 1024 };
+export const SEED_STREAM = { bytes: 256 * 1024, part: 5_000, store: 4 * 1024 * 1024 };
 
 /**
  * Seed bodies read that way in this process (whole in parts, or without their records: see
