@@ -241,18 +241,27 @@ describe('the seed writer fed by a source', () => {
     expect(h.firstRows.acct).toHaveLength(DISTINCT - 3);
   }, 300_000);
 
-  for (const kind of ['slices', 'stored'] as const)
-    for (const part of [1, 2, 5, 5_000])
-      it(`writes what it writes from the records held whole: every mode, first publish and replay, from ${kind === 'slices' ? 'slices of the records held' : 'the stored seeds read by cursor'} in parts of ${part}`, async () => {
-        const h = await held();
-        const streamed = await run(`${kind}${part}`, ({ tenant, graph, handles }) =>
-          kind === 'slices' ? { graph, records: slicesOf(part) } : { graph: storedGraph(graph, handles), records: storedOf(tenant, part) },
-        );
-        expect(streamed.first, 'first').toEqual(h.first);
-        expect(streamed.firstRows, 'first rows').toEqual(h.firstRows);
-        expect(streamed.replay, 'replay').toEqual(h.replay);
-        expect(streamed.replayRows, 'replay rows').toEqual(h.replayRows);
-      }, 300_000);
+  // Parts of 1 (every record alone), 3 and 7 (parts that straddle the writer's 5,000-record chunk
+  // boundary, which 2 and 5 never do) and 5,000 (a part that is exactly a chunk, passed on as it is).
+  // The source is the only difference between slices and stored: stored at one record a fetch only
+  // adds a round trip a record (the cursor itself is proven at every size by run-seeds-lint-stream).
+  for (const [kind, part] of [
+    ['slices', 1],
+    ['slices', 3],
+    ['stored', 7],
+    ['stored', 5_000],
+  ] as const) {
+    it(`writes what it writes from the records held whole: every mode, first publish and replay, from ${kind === 'slices' ? 'slices of the records held' : 'the stored seeds read by cursor'} in parts of ${part}`, async () => {
+      const h = await held();
+      const streamed = await run(`${kind}${part}`, ({ tenant, graph, handles }) =>
+        kind === 'slices' ? { graph, records: slicesOf(part) } : { graph: storedGraph(graph, handles), records: storedOf(tenant, part) },
+      );
+      expect(streamed.first, 'first').toEqual(h.first);
+      expect(streamed.firstRows, 'first rows').toEqual(h.firstRows);
+      expect(streamed.replay, 'replay').toEqual(h.replay);
+      expect(streamed.replayRows, 'replay rows').toEqual(h.replayRows);
+    }, 300_000);
+  }
 
   it('rolls a seed back whole, reported as that seed failing, when its source throws past a chunk or its stored records are gone; the other seeds are written', async () => {
     const t = await prepared('throws');
