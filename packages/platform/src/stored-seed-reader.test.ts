@@ -1,0 +1,110 @@
+import { collectStack, type SeedNode } from '@bvl/metadata';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
+import type { Platform } from './open-platform.ts';
+import { SEED_STREAM, stageDrafts } from './run-drafts.ts';
+import { publishPackage } from './run-publish.ts';
+import { storedSeedReader } from './seed-records.ts';
+
+// Issue 21: after a publish, the L3 probe reads a stored seed's records through storedSeedReader —
+// a cursor in its own transaction, handed out one part at a time. A reader that stops early (a
+// `break`, a throw in its loop) must release that transaction: the connection goes back to the pool
+// and no part is fetched past the one taken. Otherwise every early stop would leak a connection.
+let platform: Platform;
+const made = useTestPlatform((p) => {
+  platform = p;
+});
+
+const RECORDS = Array.from({ length: 23 }, (_, i) => ({ code: `C-${i}`, title: `Row ${i}` }));
+
+// Every seed body read as a stored one, its records fetched 4 at a time (by the publish and the readers).
+const was = { ...SEED_STREAM };
+beforeEach(() => {
+  Object.assign(SEED_STREAM, { bytes: 0, part: 4, store: 0 });
+});
+afterEach(() => {
+  Object.assign(SEED_STREAM, was);
+});
+
+/** A published package whose seed is stored, and its seed node. */
+async function publishedStored(): Promise<{ tenant: string; seed: SeedNode }> {
+  const tenant = made.next('reader');
+  const scope = { tenant, package: 'app' };
+  {
+    const stack = {
+      objects: [{ name: 'rd_item', fields: { code: { type: 'text' }, title: { type: 'text' } } }],
+      data: [{ object: 'rd_item', externalId: 'code', records: RECORDS }],
+    };
+    await stageDrafts(platform, scope, collectStack(stack, { draft: true }));
+    const r = await publishPackage(platform, scope);
+    if (r.outcome !== 'published') throw new Error(`publish ${r.outcome}`);
+    const seed = [...r.graph.seeds.values()].find((s) => s.object === 'rd_item')!;
+    expect(seed.stored, 'the seed is stored, not held').toBeDefined();
+    expect(seed.def.records).toEqual([]);
+    return { tenant, seed };
+  }
+}
+
+/** Sessions of this database left in an open transaction (PostgreSQL; PGlite has one connection). */
+async function openTransactions(): Promise<number> {
+  if (ENGINE !== 'postgres') return 0;
+  const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`.execute(platform.db);
+  return r.rows[0]!.n;
+}
+
+describe('storedSeedReader', () => {
+  it('reads every record of a stored seed, part by part, in order', async () => {
+    const { tenant, seed } = await publishedStored();
+    const read = storedSeedReader(platform.db, tenant)(seed)!;
+    const parts: number[] = [];
+    const got: unknown[] = [];
+    for await (const part of read()) {
+      parts.push(part.length);
+      got.push(...part);
+    }
+    expect(got).toEqual(RECORDS);
+    expect(parts).toEqual([4, 4, 4, 4, 4, 3]);
+    // A held seed has no reader (its node holds its records).
+    expect(storedSeedReader(platform.db, tenant)({ ...seed, stored: undefined } as SeedNode)).toBeUndefined();
+  });
+
+  it('a reader that stops early closes its transaction; more early stops than the pool has connections still leave the platform serving', async () => {
+    const { tenant, seed } = await publishedStored();
+    const reader = storedSeedReader(platform.db, tenant);
+    const before = await openTransactions();
+    // More stops than the pool's connections (10 by default; PGlite has one): a leaked transaction
+    // each would leave the next read waiting forever (the test's timeout).
+    for (let i = 0; i < 12; i++) {
+      let taken = 0;
+      for await (const part of reader(seed)!()) {
+        taken += part.length;
+        if (i % 2 === 0) break;
+        if (taken >= 8) break;
+      }
+      expect(taken).toBe(i % 2 === 0 ? 4 : 8);
+      expect(await openTransactions()).toBe(before);
+    }
+    // A throw in the reader's loop releases it too, and the error is the reader's own.
+    const boom = (async () => {
+      for await (const _ of reader(seed)!()) throw new Error('the reader gave up');
+    })();
+    await expect(boom).rejects.toThrow('the reader gave up');
+    expect(await openTransactions()).toBe(before);
+    // Still serving: a whole read after all of that.
+    let n = 0;
+    for await (const part of reader(seed)!()) n += part.length;
+    expect(n).toBe(RECORDS.length);
+  });
+
+  it('a seed gone from the store gives no records: none are made up (the caller compares with the node count)', async () => {
+    const { tenant, seed } = await publishedStored();
+    await platform.db.deleteFrom('bvl.metadata_items').where('tenant_id', '=', tenant).where('type', '=', 'seed').execute();
+    let n = 0;
+    for await (const part of storedSeedReader(platform.db, tenant)(seed)!()) n += part.length;
+    // The cursor finds no row: nothing is read. The caller judges the count (the node's recordCount).
+    expect(n).toBe(0);
+    expect(seed.recordCount).toBe(RECORDS.length);
+  });
+});
