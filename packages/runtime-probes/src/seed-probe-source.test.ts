@@ -80,4 +80,19 @@ describe('runProbes over stored seeds', () => {
     });
     expect(report.issues).toEqual([]);
   });
+  it('skips a stored seed whose source ends short or runs long (gone or changed since the publish), not expecting fewer rows', async () => {
+    for (const [records, said] of [
+      [def.records.slice(0, 2), 'gave 2 of the 4'],
+      [[], 'gave 0 of the 4'],
+      [[...def.records, { name: 'w' }], 'gave 5 of the 4'],
+    ] as const) {
+      const report = await runProbes({ engine: fakeEngine({ rows: { o: 2 } }), graph: storedGraph, seedRecords: () => partsOf(records, 2) });
+      expect(report.skipped).toContainEqual({
+        plane: 'seeds',
+        artifact: { type: 'seed', name: 'o' },
+        reason: `its stored records could not be read: seed "o": its stored records ${said} records it has (they went or changed since the publish)`,
+      });
+      expect(report.issues).toEqual([]);
+    }
+  });
 });

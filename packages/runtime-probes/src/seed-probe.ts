@@ -55,14 +55,17 @@ export type SeedRecordSource = () => AsyncIterable<readonly Readonly<Record<stri
  * their keys: `insert` is the record count (no read); otherwise each key is kept as a 64-bit hash
  * of its text (8 bytes a record, in one typed array sorted once), the distinct hashes counted. Two
  * distinct keys share a hash with a chance of about n²/2^65 (1 in 400 million at 300,000 keys),
- * which would expect one row fewer. Throws what the source throws.
+ * which would expect one row fewer. Throws what the source throws, and when it gives another number of
+ * records than the seed has.
  */
 export async function expectedRowsOf(seed: SeedNode, source: SeedRecordSource): Promise<number> {
   if (seed.mode === 'insert') return seed.recordCount;
   let hashes = new BigUint64Array(Math.max(16, seed.recordCount));
   let n = 0;
   let keyless = 0;
+  let read = 0;
   for await (const part of source()) {
+    read += part.length;
     for (const r of part) {
       const values = seed.externalId.map((k) => r[k]);
       if (values.some((v) => v === null || v === undefined)) {
@@ -77,6 +80,10 @@ export async function expectedRowsOf(seed: SeedNode, source: SeedRecordSource): 
       hashes[n++] = hash64(JSON.stringify(values));
     }
   }
+  // Fewer (or more) records than the seed has: its stored records went or changed since the publish
+  // read them; a count over them would expect rows the publish never judged.
+  if (read !== seed.recordCount)
+    throw new Error(`seed "${seed.name}": its stored records gave ${read} of the ${seed.recordCount} records it has (they went or changed since the publish)`);
   const sorted = hashes.subarray(0, n).sort();
   let distinct = 0;
   for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinct++;
