@@ -33,6 +33,15 @@ export interface LookupRun {
   readonly outcome: { failed: number };
 }
 
+/** Lookup keys a seed run keeps resolved (hits and misses) across its chunks, at most; past it, keys are looked up each chunk. */
+export const LOOKUP_CACHE_SIZE = 10_000;
+
+/** What a seed run's lookups found so far in other objects' tables: target → key → id (null: no row). */
+export interface LookupCache {
+  readonly byTarget: Map<string, Map<string, string | null>>;
+  size: number;
+}
+
 /**
  * Resolves the chunk's lookup keys against their target tables (natural key, else id) and writes
  * the ids into the rows. A key that matches nothing is deferred when its target still has seeds to
@@ -44,11 +53,33 @@ export async function resolveLookups(
   chunk: Prepared[],
   err: RecordError,
   later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }>,
+  cache?: LookupCache,
 ): Promise<void> {
   const byTarget = new Map<string, Set<string>>();
   for (const p of chunk) for (const l of p.lookups) for (const k of l.keys) byTarget.set(l.target, (byTarget.get(l.target) ?? new Set()).add(k));
   const found = new Map<string, Map<string, string> | string>();
-  for (const [target, keys] of byTarget) found.set(target, await lookupIds(db, run.schema, run.graph, target, [...keys]));
+  for (const [target, keys] of byTarget) {
+    // Another object's table does not change while this seed runs: what a key found (or did not) in an earlier chunk, it finds again.
+    const cached = target === run.seed.object ? undefined : cache;
+    const known = cached?.byTarget.get(target);
+    const ask = known ? [...keys].filter((k) => !known.has(k)) : [...keys];
+    const ids = ask.length === 0 ? new Map<string, string>() : await lookupIds(db, run.schema, run.graph, target, ask);
+    if (typeof ids !== 'string' && cached) {
+      const into = known ?? new Map<string, string | null>();
+      if (!known) cached.byTarget.set(target, into);
+      for (const k of ask) {
+        if (cached.size >= LOOKUP_CACHE_SIZE) break;
+        into.set(k, ids.get(k) ?? null);
+        cached.size++;
+      }
+      if (known)
+        for (const k of keys) {
+          const id = known.get(k);
+          if (id !== undefined && id !== null) ids.set(k, id);
+        }
+    }
+    found.set(target, ids);
+  }
   chunk.forEach((p, chunkIndex) => {
     for (const l of p.lookups) {
       const ids = found.get(l.target)!;
@@ -168,7 +199,9 @@ export async function matchExisting(
           i: number;
           id: string;
           same: boolean | null;
-        }>`select v.i as i, t.id as id, ${same} as same from unnest(${sql.join(args)}) as ${alias} join ${table} as t on ${on} order by v.i, t.created_at, t.id`.execute(db);
+        }>`select v.i as i, t.id as id, ${same} as same from unnest(${sql.join(args)}) as ${alias} join ${table} as t on ${on} order by v.i, t.created_at, t.id`.execute(
+          db,
+        );
   };
   if (keyed.length === 0) return out;
   const take = (rows: Array<{ i: number; id: string; same: boolean | null }>) =>

@@ -7,7 +7,7 @@ import { describeDbError, isDatabaseFailure } from './describe-db-error.ts';
 import { identifierProblem } from './identifier.ts';
 import { orderingFields, orderSeeds } from './order-seeds.ts';
 import { type FieldPlan, fieldPlanner, type Prepared, prepareSeedRecords } from './prepare-seed-records.ts';
-import { type Deferred, type MatchCompare, matchExisting, resolveDeferred, resolveLookups } from './run-seed-lookups.ts';
+import { type Deferred, type LookupCache, type MatchCompare, matchExisting, resolveDeferred, resolveLookups } from './run-seed-lookups.ts';
 import { attempt, type Db, defaultBytes, ID_TYPE, writeInserts, writeUpdates } from './run-seed-writes.ts';
 import { SeedKeyFilter } from './seed-key-filter.ts';
 import { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
@@ -245,6 +245,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   const written = empty && seed.mode !== 'insert' ? new SeedKeyFilter(count) : undefined;
   const unwritten = new Map<string, string>();
   const keyIndex: { known?: boolean } = {};
+  const lookupCache: LookupCache = { byTarget: new Map(), size: 0 };
   // The records a chunk at a time, whatever parts the source reads them in: the chunks are those of
   // the records held whole (so every decision is the same), and only one is held at once.
   for await (const { start, records } of chunksOf(run.records, count, SEED_CHUNK, seed.name)) {
@@ -264,7 +265,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     for (const p of prepared.problems) err(p.index, p.message, p.field, p.dropped);
     const chunk: Prepared[] = prepared.chunk;
     const later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }> = [];
-    await resolveLookups(db, run, chunk, err, later);
+    await resolveLookups(db, run, chunk, err, later, lookupCache);
     const seen = new Map<string, string>();
     let match: Prepared[] = keyless || empty ? [] : chunk;
     if (!keyless) {
