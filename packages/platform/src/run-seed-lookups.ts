@@ -1,12 +1,12 @@
 import { type Graph, resolveField, type SeedNode } from '@bvl/metadata';
 import { type RawBuilder, sql } from 'kysely';
-import { typeSql } from './column-type.ts';
+import { type ColumnType, typeSql } from './column-type.ts';
 import { keyText } from './decide-seed-writes.ts';
 import { describeDbError } from './describe-db-error.ts';
 import { identifierProblem } from './identifier.ts';
 import { naturalKeyOf } from './natural-key.ts';
 import type { FieldPlan, Prepared } from './prepare-seed-records.ts';
-import { attempt, blameField, type Db, type RecordError } from './run-seed-writes.ts';
+import { asText, attempt, blameField, type Db, fromText, type RecordError } from './run-seed-writes.ts';
 import { SEED_CHUNK } from './seed-limits.ts';
 import type { SeedError } from './seed-report.ts';
 
@@ -33,6 +33,15 @@ export interface LookupRun {
   readonly outcome: { failed: number };
 }
 
+/** Lookup keys a seed run keeps resolved (hits and misses) across its chunks, at most; past it, keys are looked up each chunk. */
+export const LOOKUP_CACHE_SIZE = 10_000;
+
+/** What a seed run's lookups found so far in other objects' tables: target → key → id (null: no row). */
+export interface LookupCache {
+  readonly byTarget: Map<string, Map<string, string | null>>;
+  size: number;
+}
+
 /**
  * Resolves the chunk's lookup keys against their target tables (natural key, else id) and writes
  * the ids into the rows. A key that matches nothing is deferred when its target still has seeds to
@@ -44,11 +53,33 @@ export async function resolveLookups(
   chunk: Prepared[],
   err: RecordError,
   later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }>,
+  cache?: LookupCache,
 ): Promise<void> {
   const byTarget = new Map<string, Set<string>>();
   for (const p of chunk) for (const l of p.lookups) for (const k of l.keys) byTarget.set(l.target, (byTarget.get(l.target) ?? new Set()).add(k));
   const found = new Map<string, Map<string, string> | string>();
-  for (const [target, keys] of byTarget) found.set(target, await lookupIds(db, run.schema, run.graph, target, [...keys]));
+  for (const [target, keys] of byTarget) {
+    // Another object's table does not change while this seed runs: what a key found (or did not) in an earlier chunk, it finds again.
+    const cached = target === run.seed.object ? undefined : cache;
+    const known = cached?.byTarget.get(target);
+    const ask = known ? [...keys].filter((k) => !known.has(k)) : [...keys];
+    const ids = ask.length === 0 ? new Map<string, string>() : await lookupIds(db, run.schema, run.graph, target, ask);
+    if (typeof ids !== 'string' && cached) {
+      const into = known ?? new Map<string, string | null>();
+      if (!known) cached.byTarget.set(target, into);
+      for (const k of ask) {
+        if (cached.size >= LOOKUP_CACHE_SIZE) break;
+        into.set(k, ids.get(k) ?? null);
+        cached.size++;
+      }
+      if (known)
+        for (const k of keys) {
+          const id = known.get(k);
+          if (id !== undefined && id !== null) ids.set(k, id);
+        }
+    }
+    found.set(target, ids);
+  }
   chunk.forEach((p, chunkIndex) => {
     for (const l of p.lookups) {
       const ids = found.get(l.target)!;
@@ -122,39 +153,74 @@ async function lookupIds(db: Db, schema: string, graph: Graph, target: string, k
  * (`'2026-01-02'` matches a date). A record whose key value the column cannot hold maps to '' and
  * is reported: it cannot be written either.
  */
-export async function matchExisting(db: Db, run: LookupRun, chunk: Prepared[], keyPlans: FieldPlan[], err: RecordError): Promise<Map<number, string>> {
+export async function matchExisting(
+  db: Db,
+  run: LookupRun,
+  chunk: Prepared[],
+  keyPlans: FieldPlan[],
+  err: RecordError,
+  compare?: MatchCompare,
+  /** Whether the key is indexed, once known: a seed's transaction does not change the table's indexes, so a seed asks once. */
+  indexedMemo?: { known?: boolean },
+): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   const keyed = chunk.filter((p) => keyText(keyPlans.map((k) => p.row[k.column])) !== undefined);
   // With an index on the key: one probe per record (LATERAL … LIMIT 1), whatever the planner knows
   // of the table (a table just bulk-loaded has no statistics, and a join would scan it whole per
   // chunk). Without one (a seed applied past the publish that plans its index): one join.
-  const indexed = keyed.length > 0 && (await keyIndexed(db, run.schema, run.seed.object, keyPlans));
-  const query = (ps: Prepared[]) => {
+  const indexed = keyed.length > 0 && (await keyIndexedOnce(db, run.schema, run.seed.object, keyPlans, indexedMemo));
+  const query = (ps: Prepared[], with_?: MatchCompare) => {
     const args: RawBuilder<unknown>[] = [
       sql`${ps.map((p) => p.index)}::int[]`,
       ...keyPlans.map((_, j) => sql`${ps.map((p) => String(p.row[keyPlans[j]!.column]))}::text[]`),
+      ...(with_ ? with_.columns.map((c) => sql`${ps.map((p) => asText(p.row[c]))}::text[]`) : []),
     ];
-    const alias = sql.raw(`v(i, ${keyPlans.map((_, j) => `k${j}`).join(', ')})`);
+    const alias = sql.raw(`v(i, ${[...keyPlans.map((_, j) => `k${j}`), ...(with_ ? with_.columns.map((_, j) => `c${j}`) : [])].join(', ')})`);
     const on = sql.join(
       keyPlans.map((k, j) => sql`${sql.ref(`t.${k.column}`)} = ${sql.ref(`v.k${j}`)}::${typeSql(k.type)}`),
       sql` and `,
     );
+    // The row's values against the record's, as writeUpdates compares them (each as its column's text).
+    const same = !with_
+      ? sql`null::boolean`
+      : with_.columns.length === 0
+        ? sql`true`
+        : sql`row(${sql.join(with_.columns.map((c) => sql`${sql.ref(`t.${c}`)}::text`))}) is not distinct from row(${sql.join(with_.columns.map((_, j) => sql`${fromText(sql.ref(`v.c${j}`), with_.types[j]!)}::text`))})`;
     const table = sql.id(run.schema, run.seed.object);
     return indexed
       ? sql<{
           i: number;
           id: string;
-        }>`select v.i as i, m.id as id from unnest(${sql.join(args)}) as ${alias} cross join lateral (select t.id from ${table} as t where ${on} order by t.created_at, t.id limit 1) as m`.execute(
+          same: boolean | null;
+        }>`select v.i as i, m.id as id, m.same as same from unnest(${sql.join(args)}) as ${alias} cross join lateral (select t.id, ${same} as same from ${table} as t where ${on} order by t.created_at, t.id limit 1) as m`.execute(
           db,
         )
       : sql<{
           i: number;
           id: string;
-        }>`select v.i as i, t.id as id from unnest(${sql.join(args)}) as ${alias} join ${table} as t on ${on} order by v.i, t.created_at, t.id`.execute(db);
+          same: boolean | null;
+        }>`select v.i as i, t.id as id, ${same} as same from unnest(${sql.join(args)}) as ${alias} join ${table} as t on ${on} order by v.i, t.created_at, t.id`.execute(
+          db,
+        );
   };
   if (keyed.length === 0) return out;
+  const take = (rows: Array<{ i: number; id: string; same: boolean | null }>) =>
+    rows.forEach((r) => {
+      if (out.has(r.i)) return;
+      out.set(r.i, r.id);
+      if (r.same === true) compare?.same.add(r.i);
+    });
+  // With a comparison: one statement matches each record and says whether its row already holds
+  // its values (a replay's rows then need no statement of their own). A value the comparison cannot
+  // cast fails it: the records are then matched by their keys alone, as without it.
+  if (compare) {
+    const both = await attempt(db, () => query(keyed, compare));
+    if (both.ok) {
+      take(both.value.rows);
+      return out;
+    }
+  }
   const all = await attempt(db, () => query(keyed));
-  const take = (rows: Array<{ i: number; id: string }>) => rows.forEach((r) => !out.has(r.i) && out.set(r.i, r.id));
   if (all.ok) take(all.value.rows);
   else {
     // One bad key value fails the batch; find it record by record.
@@ -170,6 +236,25 @@ export async function matchExisting(db: Db, run: LookupRun, chunk: Prepared[], k
     }
   }
   return out;
+}
+
+/** {@link keyIndexed}, asked once per seed run when `memo` is given (the seed's transaction does not change the table's indexes). */
+async function keyIndexedOnce(db: Db, schema: string, table: string, keyPlans: readonly FieldPlan[], memo?: { known?: boolean }): Promise<boolean> {
+  if (memo?.known !== undefined) return memo.known;
+  const known = await keyIndexed(db, schema, table, keyPlans);
+  if (memo) memo.known = known;
+  return known;
+}
+
+/**
+ * What {@link matchExisting} also compares: the columns a record's update would write (compared as
+ * writeUpdates compares them), their types, and where it puts the indices of the records whose
+ * matched row already holds exactly those values.
+ */
+export interface MatchCompare {
+  readonly columns: readonly string[];
+  readonly types: readonly ColumnType[];
+  readonly same: Set<number>;
 }
 
 /** Whether `table` has a plain index whose leading columns are exactly the key's columns (the `ix_…` index a publish plans for a seed's externalId). */

@@ -67,10 +67,10 @@ const bug = (message: string): never => {
 export const ID_TYPE: ColumnType = { base: 'text', array: false };
 
 /** A value as the text its column parses (arrays as JSON text, unpacked by {@link fromText}); null stays null. */
-const asText = (v: unknown): string | null => (v === null || v === undefined ? null : Array.isArray(v) ? JSON.stringify(v) : String(v));
+export const asText = (v: unknown): string | null => (v === null || v === undefined ? null : Array.isArray(v) ? JSON.stringify(v) : String(v));
 
 /** The SQL that turns a text value back into its column's type: the database judges it exactly as a bound parameter. */
-function fromText(v: RawBuilder<unknown>, type: ColumnType): RawBuilder<unknown> {
+export function fromText(v: RawBuilder<unknown>, type: ColumnType): RawBuilder<unknown> {
   // Arrays arrive as JSON text: unpack them, then cast the elements' array to the column type.
   return type.array ? sql`array(select jsonb_array_elements_text(${v}::jsonb))::${typeSql(type)}` : sql`${v}::${typeSql(type)}`;
 }

@@ -7,7 +7,7 @@ import { describeDbError, isDatabaseFailure } from './describe-db-error.ts';
 import { identifierProblem } from './identifier.ts';
 import { orderingFields, orderSeeds } from './order-seeds.ts';
 import { type FieldPlan, fieldPlanner, type Prepared, prepareSeedRecords } from './prepare-seed-records.ts';
-import { type Deferred, matchExisting, resolveDeferred, resolveLookups } from './run-seed-lookups.ts';
+import { type Deferred, type LookupCache, type MatchCompare, matchExisting, resolveDeferred, resolveLookups } from './run-seed-lookups.ts';
 import { attempt, type Db, defaultBytes, ID_TYPE, writeInserts, writeUpdates } from './run-seed-writes.ts';
 import { SeedKeyFilter } from './seed-key-filter.ts';
 import { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
@@ -217,6 +217,10 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
       `externalId ${seed.externalId.join(', ')} is not a scalar field of object "${seed.object}", so records cannot be matched: every record is inserted`,
     );
   }
+  // The writer's statements probe an index once per record (matches, comparisons): a table just
+  // filled has no statistics, so the planner prices a chunk's probes past jit_above_cost and would
+  // compile each statement (about half a second apiece on PostgreSQL, more than the statement runs).
+  await sql`set local jit = off`.execute(db);
   const unknownReported = new Set<string>();
   const celCache = new Map<string, ColumnValue>();
   const table = sql.id(schema, seed.object);
@@ -240,6 +244,8 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   // failed record), so a later record of such a key is refused as before, not inserted.
   const written = empty && seed.mode !== 'insert' ? new SeedKeyFilter(count) : undefined;
   const unwritten = new Map<string, string>();
+  const keyIndex: { known?: boolean } = {};
+  const lookupCache: LookupCache = { byTarget: new Map(), size: 0 };
   // The records a chunk at a time, whatever parts the source reads them in: the chunks are those of
   // the records held whole (so every decision is the same), and only one is held at once.
   for await (const { start, records } of chunksOf(run.records, count, SEED_CHUNK, seed.name)) {
@@ -259,7 +265,7 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
     for (const p of prepared.problems) err(p.index, p.message, p.field, p.dropped);
     const chunk: Prepared[] = prepared.chunk;
     const later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }> = [];
-    await resolveLookups(db, run, chunk, err, later);
+    await resolveLookups(db, run, chunk, err, later, lookupCache);
     const seen = new Map<string, string>();
     let match: Prepared[] = keyless || empty ? [] : chunk;
     if (!keyless) {
@@ -275,7 +281,10 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
           return key !== undefined && !seen.has(key) && written.mayHave(key);
         });
     }
-    const matches = match.length === 0 ? new Map<number, string>() : await matchExisting(db, run, match, keyPlans as FieldPlan[], err);
+    // The records compared are those the match saw, as they were then (a merged record is a new object).
+    const compared = new Set<Prepared>(match);
+    const compare = match.length === 0 || seed.mode === 'ignore' || seed.mode === 'insert' ? undefined : comparedColumns(match, planOf);
+    const matches = match.length === 0 ? new Map<number, string>() : await matchExisting(db, run, match, keyPlans as FieldPlan[], err, compare, keyIndex);
     const writes = decideSeedWrites({ seed, object, chunk, keyless, matches, seen, recordOf, newId: randomUUID });
     outcome.failed += writes.failed;
     outcome.skipped += writes.skipped;
@@ -298,12 +307,42 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
         const key = failed.has(w.p.index) ? seedKeyOf(seed, w.p.row) : undefined;
         if (key !== undefined) unwritten.set(key, w.id);
       }
-    await writeUpdates(db, table, writes.updates, (c) => planOf(c)?.type, outcome, err);
+    // A record matched to a row that already holds its values (a replay's) is updated with nothing to write.
+    const updates =
+      compare === undefined || compare.same.size === 0
+        ? writes.updates
+        : writes.updates.filter((w) => {
+            const unchanged = compare.same.has(w.p.index) && compared.has(w.p) && matches.get(w.p.index) === w.id;
+            if (unchanged) outcome.updated++;
+            return !unchanged;
+          });
+    await writeUpdates(db, table, updates, (c) => planOf(c)?.type, outcome, err);
     for (const d of later) {
       const rowId = writes.rowIds.get(chunk[d.chunkIndex]!.index);
       if (rowId) run.deferred.push({ ...d, rowId });
     }
   }
+}
+
+/**
+ * The columns an update of each of `match` would compare (writeUpdates' groups: its row's columns
+ * but id and created_at, less an updated_at the writer stamped), when they are the same for all of
+ * them (a seed's records usually have one shape); undefined otherwise (the update compares them).
+ */
+function comparedColumns(match: readonly Prepared[], planOf: (key: string) => FieldPlan | undefined): MatchCompare | undefined {
+  let shape: string | undefined;
+  let columns: string[] = [];
+  for (const p of match) {
+    const all = Object.keys(p.row).filter((c) => c !== 'id' && c !== 'created_at' && planOf(c));
+    all.sort();
+    const cols = p.stamped ? all.filter((c) => c !== 'updated_at') : all;
+    const key = `${all.join(',')}|${cols.join(',')}`;
+    if (shape === undefined) {
+      shape = key;
+      columns = cols;
+    } else if (key !== shape) return undefined;
+  }
+  return { columns, types: columns.map((c) => planOf(c)!.type), same: new Set() };
 }
 
 /**
