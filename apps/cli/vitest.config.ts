@@ -23,11 +23,6 @@ const embedded = [
 
 export default defineConfig({
   test: {
-    // On PGlite, a data dir with the migrations applied is made once (test/global-setup.ts): every new
-    // data folder of an in-process command starts from it (test/setup.ts).
-    projects: engineProjects(
-      { include: ['src/**/*.test.ts'], ...bounds },
-      { pglite: { globalSetup: ['./test/global-setup.ts'], setupFiles: ['./test/setup.ts'] }, onBoth, embedded },
-    ),
+    projects: engineProjects({ include: ['src/**/*.test.ts'], ...bounds }, { onBoth, embedded }),
   },
 });
