@@ -1,4 +1,5 @@
-// A child process for run-seeds-stream.test.ts and bench/bench-seed-memory.ts (run with --expose-gc):
+// A child process for run-seeds-stream.test.ts (run with --expose-gc; the test stages and drops in its
+// own process and runs only `publish` here; `stage` and `drop` are for a run by hand):
 //   stage <tenant> <records>     stages a package whose seed holds <records> records, and exits
 //   publish <tenant> <records>   publishes it (a process that did not stage it, as `bvl publish`
 //                                after `bvl stage`), and prints, as JSON, how far memory rose over
