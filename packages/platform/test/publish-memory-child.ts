@@ -1,4 +1,5 @@
-// A child process for run-seeds-stream.test.ts and bench/bench-seed-memory.ts (run with --expose-gc):
+// A child process for run-seeds-stream.test.ts (run with --expose-gc; the test stages and drops in its
+// own process and runs only `publish` here; `stage` and `drop` are for a run by hand):
 //   stage <tenant> <records>     stages a package whose seed holds <records> records, and exits
 //   publish <tenant> <records>   publishes it (a process that did not stage it, as `bvl publish`
 //                                after `bvl stage`), and prints, as JSON, how far memory rose over
@@ -12,6 +13,7 @@
 // BVL_SEED_STREAM=off reads every record list whole (the path before parts: one JSON text).
 import { collectStack } from '@bvl/metadata';
 import { dropTenant, openPlatform, publishPackage, SEED_STREAM, stageDrafts } from '../src/index.ts';
+import { memorySeedStack } from './memory-seed-stack.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
@@ -23,38 +25,9 @@ const platform = await openPlatform(
   process.env.BVL_TEST_ENGINE === 'postgres' ? { databaseUrl: process.env.DATABASE_URL } : { dataDir: process.env.BVL_DATA_DIR ?? 'memory' },
 );
 const scope = { tenant, package: 'app' };
-const objects = [
-  { name: 'region', fields: { name: { type: 'text' } } },
-  {
-    name: 'row',
-    fields: {
-      code: { type: 'text' },
-      title: { type: 'text' },
-      amount: { type: 'number' },
-      status: { type: 'select', options: ['open', 'won', 'lost'] },
-      due: { type: 'date' },
-      done: { type: 'boolean' },
-      region: { type: 'lookup', reference: 'region' },
-    },
-  },
-];
 try {
   if (mode === 'stage') {
-    const records = Array.from({ length: size }, (_, i) => ({
-      code: `R-${i}`,
-      title: `Row ${i}`,
-      amount: (i % 997) * 1.25,
-      status: ['open', 'won', 'lost'][i % 3],
-      due: { dialect: 'cel', source: `daysAgo(${i % 365})` },
-      done: i % 2 === 0,
-      region: `Region ${i % 5}`,
-    }));
-    const regions = Array.from({ length: 5 }, (_, i) => ({ name: `Region ${i}` }));
-    const data = [
-      { object: 'region', records: regions },
-      { object: 'row', externalId: 'code', records },
-    ];
-    await stageDrafts(platform, scope, collectStack({ objects, data }, { draft: true }));
+    await stageDrafts(platform, scope, collectStack(memorySeedStack(size), { draft: true }));
   } else if (mode === 'publish') {
     gc();
     const m0 = process.memoryUsage();
