@@ -222,21 +222,26 @@ async function readAhead(graph: Graph, rules: readonly Rule[], sourceOf: (seed: 
     const fields = fieldsOf.get(seed);
     // Only the fields the requests read, when they all say which.
     const projection = fields ? [...fields].sort() : undefined;
-    await readSource(seed, sourceOf(seed)!, (chunk) => {
-      for (const r of chunk) {
-        for (const [field, set] of byField) {
-          const v = r[field];
-          if (typeof v === 'string' || typeof v === 'number') set.add(String(v));
-          if (typeof r.id === 'string' || typeof r.id === 'number') set.add(String(r.id));
+    await readSource(
+      seed,
+      sourceOf(seed)!,
+      (chunk) => {
+        for (const r of chunk) {
+          for (const [field, set] of byField) {
+            const v = r[field];
+            if (typeof v === 'string' || typeof v === 'number') set.add(String(v));
+            if (typeof r.id === 'string' || typeof r.id === 'number') set.add(String(r.id));
+          }
+          for (let q = 0; q < asked.length; q++) {
+            const k = asked[q]![1](r);
+            const h = hashes[q]!;
+            // More records than counted: readSource rejects once the read ends.
+            if (k !== undefined && h.n < h.list.length) h.list[h.n++] = keyHash(k);
+          }
         }
-        for (let q = 0; q < asked.length; q++) {
-          const k = asked[q]![1](r);
-          const h = hashes[q]!;
-          // More records than counted: readSource rejects once the read ends.
-          if (k !== undefined && h.n < h.list.length) h.list[h.n++] = keyHash(k);
-        }
-      }
-    }, projection);
+      },
+      projection,
+    );
     const byId = new Map<string, Set<number>>();
     for (let q = 0; q < asked.length; q++) byId.set(asked[q]![0], repeatedHashes(hashes[q]!.list.subarray(0, hashes[q]!.n)));
     repeated.set(seed, byId);

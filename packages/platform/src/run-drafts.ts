@@ -528,8 +528,7 @@ export function storedSeedRecords(
     const cursor = `bvl_seed_records_${++seedCursors}`;
     const list = (key: string) => sql`nullif(m.body -> ${key}, 'null'::jsonb)`;
     // A projection: each field's value as its JSON text (null when the record lacks the field), a column each.
-    const values =
-      fields === undefined ? sql`e.value` : sql.join([sql`null`, ...fields.map((f, i) => sql`(e.value -> ${f})::text as ${sql.id(`f${i}`)}`)]);
+    const values = fields === undefined ? sql`e.value` : sql.join([sql`null`, ...fields.map((f, i) => sql`(e.value -> ${f})::text as ${sql.id(`f${i}`)}`)]);
     await sql`declare ${sql.raw(cursor)} no scroll cursor for
       select e.n, ${values}
       from (select body from bvl.metadata_items where tenant_id = ${tenant} and package = ${seed.package}

@@ -110,7 +110,21 @@ describe('the publish gate over stored seeds', () => {
     const tenant = made.next('gateproj');
     const scope = { tenant, package: 'app' };
     // Keys missing, null, numbers, objects, lists, CEL, booleans, strings needing escapes; `id` set on some; a field named as a prototype's member.
-    const values: unknown[] = [null, 7, 7.5, -0.1, 1e21, '7', 'é "q" \\ \n ☃', { a: [1, { b: null }] }, [1, '2'], true, false, { dialect: 'cel', source: 'now()' }, ''];
+    const values: unknown[] = [
+      null,
+      7,
+      7.5,
+      -0.1,
+      1e21,
+      '7',
+      'é "q" \\ \n ☃',
+      { a: [1, { b: null }] },
+      [1, '2'],
+      true,
+      false,
+      { dialect: 'cel', source: 'now()' },
+      '',
+    ];
     const records = Array.from({ length: 40 }, (_, i) => {
       const r: Record<string, unknown> = { other: { big: 'x'.repeat(50) } };
       if (i % 5 !== 0) r.name = values[i % values.length];
@@ -119,7 +133,11 @@ describe('the publish gate over stored seeds', () => {
       if (i % 7 === 1) r.constructor = 'own';
       return r;
     });
-    await stageDrafts(platform, scope, collectStack({ objects: [{ name: 'thing', fields: { name: { type: 'text' } } }], data: [{ object: 'thing', records }] }, { draft: true }));
+    await stageDrafts(
+      platform,
+      scope,
+      collectStack({ objects: [{ name: 'thing', fields: { name: { type: 'text' } } }], data: [{ object: 'thing', records }] }, { draft: true }),
+    );
     const fields = ['name', 'id', 'tag', 'constructor', 'missing'];
     const got = await withStream(0, 7, () =>
       platform.db.transaction().execute(async (trx) => {
