@@ -130,7 +130,7 @@ describe('the publish gate over stored seeds', () => {
       if (i % 5 !== 0) r.name = values[i % values.length];
       if (i % 3 === 0) r.id = i % 2 ? `id-${i}` : i;
       if (i % 4 === 0) r.tag = values[(i + 3) % values.length];
-      if (i % 7 === 1) r.constructor = 'own';
+      if (i % 7 === 1) Object.defineProperty(r, 'constructor', { value: 'own', enumerable: true, writable: true, configurable: true });
       return r;
     });
     await stageDrafts(
