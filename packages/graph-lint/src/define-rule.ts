@@ -69,6 +69,12 @@ export interface SeedRepeatsRequest {
   readonly id: string;
   /** A record's key text, or undefined when the record has none (it is not judged by this key). */
   readonly key: (record: SeedRecord) => string | undefined;
+  /**
+   * The record fields `key` reads, when it reads no other: then `key` may be handed a record of
+   * only those fields (the ones the record has, with their values) — a stored seed's source reads
+   * a few short values a record instead of whole records. Unset: `key` is handed whole records.
+   */
+  readonly fields?: readonly string[];
 }
 
 /** A stored seed's natural keys a rule needs read ahead (see {@link SeedPassContext.keys}). */

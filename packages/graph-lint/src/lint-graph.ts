@@ -143,8 +143,12 @@ export function lintGraph(graph: Graph, rules: readonly Rule[] = RULES): BuildIs
   return runRules(graph, rules, new Map());
 }
 
-/** A stored seed's records, read part by part in record order from record 0. */
-export type SeedRecordSource = () => AsyncIterable<readonly SeedRecord[]>;
+/**
+ * A stored seed's records, read part by part in record order from record 0. `fields`, when given,
+ * is what the reader needs of each record: the source may hand each record with only those of its
+ * fields (those it has, with their values; absent ones absent), or whole; either way, every record.
+ */
+export type SeedRecordSource = (fields?: readonly string[]) => AsyncIterable<readonly SeedRecord[]>;
 
 /**
  * The seeds a streamed lint reads from sources: by name (the graph's seeds), or by node — which
@@ -158,9 +162,14 @@ export class StoredSeedChanged extends Error {
 }
 
 /** Reads a source whole, checking a stored seed's count (see {@link StoredSeedChanged}); `each` sees every part with its offset. */
-async function readSource(seed: SeedNode, source: SeedRecordSource, each: (chunk: readonly SeedRecord[], offset: number) => void): Promise<void> {
+async function readSource(
+  seed: SeedNode,
+  source: SeedRecordSource,
+  each: (chunk: readonly SeedRecord[], offset: number) => void,
+  fields?: readonly string[],
+): Promise<void> {
   let offset = 0;
-  for await (const chunk of source()) {
+  for await (const chunk of fields === undefined ? source() : source(fields)) {
     each(chunk, offset);
     offset += chunk.length;
   }
@@ -178,18 +187,31 @@ async function readSource(seed: SeedNode, source: SeedRecordSource, each: (chunk
 async function readAhead(graph: Graph, rules: readonly Rule[], sourceOf: (seed: SeedNode) => SeedRecordSource | undefined): Promise<SeedPassContext> {
   const keys = new Map<SeedNode, Map<string, Set<string>>>();
   const repeats = new Map<SeedNode, Map<string, SeedRepeatsRequest['key']>>();
+  // The fields each seed's requests read (a natural key's field and `id`, a key's declared fields);
+  // null: some request reads whole records.
+  const fieldsOf = new Map<SeedNode, Set<string> | null>();
+  const reads = (seed: SeedNode, fields: readonly string[] | undefined) => {
+    const had = fieldsOf.get(seed);
+    if (had === null) return;
+    if (fields === undefined) fieldsOf.set(seed, null);
+    else fieldsOf.set(seed, new Set([...(had ?? []), ...fields]));
+  };
   for (const rule of rules) {
     for (const { seed, field } of rule.seedKeys?.(graph) ?? []) {
       if (seed.stored === undefined || !sourceOf(seed)) continue;
       let byField = keys.get(seed);
       if (!byField) keys.set(seed, (byField = new Map()));
       if (!byField.has(field)) byField.set(field, new Set());
+      reads(seed, [field, 'id']);
     }
-    for (const { seed, id, key } of rule.seedRepeats?.(graph) ?? []) {
+    for (const { seed, id, key, fields } of rule.seedRepeats?.(graph) ?? []) {
       if (seed.stored === undefined || !sourceOf(seed)) continue;
       let byId = repeats.get(seed);
       if (!byId) repeats.set(seed, (byId = new Map()));
-      if (!byId.has(id)) byId.set(id, key);
+      if (!byId.has(id)) {
+        byId.set(id, key);
+        reads(seed, fields);
+      }
     }
   }
   const repeated = new Map<SeedNode, Map<string, Set<number>>>();
@@ -197,21 +219,29 @@ async function readAhead(graph: Graph, rules: readonly Rule[], sourceOf: (seed: 
     const byField = [...(keys.get(seed) ?? new Map<string, Set<string>>())];
     const asked = [...(repeats.get(seed) ?? new Map<string, SeedRepeatsRequest['key']>())];
     const hashes = asked.map(() => ({ list: new Uint32Array(seed.recordCount), n: 0 }));
-    await readSource(seed, sourceOf(seed)!, (chunk) => {
-      for (const r of chunk) {
-        for (const [field, set] of byField) {
-          const v = r[field];
-          if (typeof v === 'string' || typeof v === 'number') set.add(String(v));
-          if (typeof r.id === 'string' || typeof r.id === 'number') set.add(String(r.id));
+    const fields = fieldsOf.get(seed);
+    // Only the fields the requests read, when they all say which.
+    const projection = fields ? [...fields].sort() : undefined;
+    await readSource(
+      seed,
+      sourceOf(seed)!,
+      (chunk) => {
+        for (const r of chunk) {
+          for (const [field, set] of byField) {
+            const v = r[field];
+            if (typeof v === 'string' || typeof v === 'number') set.add(String(v));
+            if (typeof r.id === 'string' || typeof r.id === 'number') set.add(String(r.id));
+          }
+          for (let q = 0; q < asked.length; q++) {
+            const k = asked[q]![1](r);
+            const h = hashes[q]!;
+            // More records than counted: readSource rejects once the read ends.
+            if (k !== undefined && h.n < h.list.length) h.list[h.n++] = keyHash(k);
+          }
         }
-        for (let q = 0; q < asked.length; q++) {
-          const k = asked[q]![1](r);
-          const h = hashes[q]!;
-          // More records than counted: readSource rejects once the read ends.
-          if (k !== undefined && h.n < h.list.length) h.list[h.n++] = keyHash(k);
-        }
-      }
-    });
+      },
+      projection,
+    );
     const byId = new Map<string, Set<number>>();
     for (let q = 0; q < asked.length; q++) byId.set(asked[q]![0], repeatedHashes(hashes[q]!.list.subarray(0, hashes[q]!.n)));
     repeated.set(seed, byId);

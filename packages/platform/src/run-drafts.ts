@@ -314,16 +314,18 @@ export async function readOverlayRows(
   // One body per content hash: a republished seed's draft and its published item hold the same
   // body (a replay of a million records would otherwise be read and parsed twice, and held twice).
   const skip = sql`content_hash = any(${known}::text[]) or row_number() over (partition by content_hash order by state, package, type, name) > 1`;
-  // Decided by the stored size (no read of the body) before its kind (one read, of a large seed body only).
-  const parts = sql`case when type = 'seed' and pg_column_size(body) > ${SEED_STREAM.bytes} then jsonb_typeof(body) = 'object' else false end`;
+  // Decided by the stored size (no read of the body) before its kind (one read, of a large seed body
+  // only, and not of a row skipped: each read of the kind decompresses the whole body).
+  const big = sql`type = 'seed' and pg_column_size(body) > ${SEED_STREAM.bytes}`;
   const scoped = pkg === undefined ? sql`true` : sql`(state = 'active' or package = ${pkg})`;
   const rows = (
     await sql<SelectedRow>`
       select type, name, source, state, package, tombstone, content_hash,
         case when skip or parts then null else body end as body, not skip and parts as parts, not skip and parts and size > ${SEED_STREAM.store} as store
-      from (select m.type, m.name, m.source, m.state, m.package, m.tombstone, m.content_hash, m.body, ${skip} as skip, ${parts} as parts,
-              pg_column_size(m.body) as size
-            from bvl.metadata_items m where tenant_id = ${tenant} and ${scoped}) as s
+      from (select s.*, case when not s.skip and s.big then jsonb_typeof(s.body) = 'object' else false end as parts
+            from (select m.type, m.name, m.source, m.state, m.package, m.tombstone, m.content_hash, m.body, ${skip} as skip, ${big} as big,
+                    pg_column_size(m.body) as size
+                  from bvl.metadata_items m where tenant_id = ${tenant} and ${scoped}) as s offset 0) as t
       order by type, name, package`.execute(db)
   ).rows;
   const read = new Map<string, unknown>();
@@ -376,17 +378,23 @@ export async function readOverlayRows(
  * the row is gone, or its list is not a list of records only (then read whole, so the graph judges it).
  */
 async function readBodyStored(db: Kysely<BvlDatabase>, tenant: string, row: SelectedRow): Promise<Record<string, unknown> | undefined> {
-  const list = (key: string) => sql`nullif(m.body -> ${key}, 'null'::jsonb)`;
+  // The body detoasted once (an array element is held plain), each step in a subquery of its own:
+  // every other use of the stored column would decompress all of it again (a seed of 300,000
+  // records is 50 MB of jsonb: a dozen such reads took 9 s), and a member test (`?`, `@>`) copies
+  // nothing. `strict $[*] ? (…)` walks the list without a row per record (jsonb_array_elements
+  // spilled them all to disk).
+  const present = (key: string) => sql`b.body ? ${key} and not b.body @> ${JSON.stringify({ [key]: null })}::jsonb`;
   const found = (
     await sql<{ key: string; n: number | string; rest: Record<string, unknown> }>`
-      select k.key, jsonb_array_length(k.list) as n, m.body - k.key as rest
-      from bvl.metadata_items m
-      cross join lateral (select case when ${list('records')} is not null then 'records' when ${list('data')} is not null then 'data'
-                                      when ${list('rows')} is not null then 'rows' end as key) as c
-      cross join lateral (select c.key, m.body -> c.key as list) as k
-      where m.tenant_id = ${tenant} and m.package = ${row.package} and m.type = ${row.type} and m.name = ${row.name}
-        and m.state = ${row.state} and m.content_hash = ${row.content_hash} and jsonb_typeof(m.body) = 'object'
-        and jsonb_typeof(k.list) = 'array' and not exists (select 1 from jsonb_array_elements(k.list) as e(v) where jsonb_typeof(e.v) <> 'object')`.execute(db)
+      select c.key, jsonb_array_length(k.list) as n, k.rest
+      from (select (array[m.body])[1] as body from bvl.metadata_items m
+            where m.tenant_id = ${tenant} and m.package = ${row.package} and m.type = ${row.type} and m.name = ${row.name}
+              and m.state = ${row.state} and m.content_hash = ${row.content_hash} offset 0) as b
+      cross join lateral (select case when ${present('records')} then 'records' when ${present('data')} then 'data'
+                                      when ${present('rows')} then 'rows' end as key offset 0) as c
+      cross join lateral (select b.body -> c.key as list, b.body - c.key as rest offset 0) as k
+      where jsonb_typeof(b.body) = 'object' and jsonb_typeof(k.list) = 'array'
+        and not jsonb_path_exists(k.list, 'strict $[*] ? (@.type() != "object")')`.execute(db)
   ).rows[0];
   if (!found) return undefined;
   const handle: StoredSeed = { package: row.package, name: row.name, state: row.state, contentHash: row.content_hash };
@@ -480,6 +488,24 @@ export interface StoredSeed {
 let seedCursors = 0;
 
 /**
+ * A record of the projected `fields` (see {@link storedSeedRecords}) from their JSON texts (`f0`, `f1`, …):
+ * the fields the record has, each the value its whole record parses to, a plain object as JSON.parse
+ * makes (a field named `__proto__` its own property, as there).
+ */
+function projected(fields: readonly string[], row: Record<string, string | null>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i < fields.length; i++) {
+    const text = row[`f${i}`];
+    if (text === null || text === undefined) continue;
+    const f = fields[i]!;
+    const value: unknown = JSON.parse(text);
+    if (f === '__proto__') Object.defineProperty(record, f, { value, enumerable: true, writable: true, configurable: true });
+    else record[f] = value;
+  }
+  return record;
+}
+
+/**
  * A stored seed's records read by cursor, `part` records a fetch, each parsed on its own, yielded
  * part by part in record order (`jsonb_array_elements … with ordinality` over the list the graph
  * reads: `records`, else `data`, else `rows`): what a streamed lint (graph-lint's lintGraphStreamed)
@@ -488,19 +514,23 @@ let seedCursors = 0;
  * The slot's row with the handle's content is read, of the handle's state first, else of the other:
  * the same content, so the seed writer, after the publish committed and its draft row became the
  * active one, reads the records the gate judged (a row since replaced by other content: nothing).
+ * Given `fields` (a projection: graph-lint's SeedRecordSource), each record holds only those of its
+ * fields it has, each value as the whole record's: the database sends a few short values a record.
  */
 export function storedSeedRecords(
   trx: Kysely<BvlDatabase>,
   tenant: string,
   seed: StoredSeed,
   part: number = SEED_STREAM.part,
-): () => AsyncIterable<readonly Record<string, unknown>[]> {
+): (fields?: readonly string[]) => AsyncIterable<readonly Record<string, unknown>[]> {
   if (!trx.isTransaction) throw new Error('storedSeedRecords reads by cursor: it needs a transaction');
-  return async function* () {
+  return async function* (fields?: readonly string[]) {
     const cursor = `bvl_seed_records_${++seedCursors}`;
     const list = (key: string) => sql`nullif(m.body -> ${key}, 'null'::jsonb)`;
+    // A projection: each field's value as its JSON text (null when the record lacks the field), a column each.
+    const values = fields === undefined ? sql`e.value` : sql.join([sql`null`, ...fields.map((f, i) => sql`(e.value -> ${f})::text as ${sql.id(`f${i}`)}`)]);
     await sql`declare ${sql.raw(cursor)} no scroll cursor for
-      select e.n, e.value
+      select e.n, ${values}
       from (select body from bvl.metadata_items where tenant_id = ${tenant} and package = ${seed.package}
             and type = 'seed' and name = ${seed.name} and content_hash = ${seed.contentHash}
             order by state = ${seed.state} desc limit 1) as m
@@ -515,7 +545,7 @@ export function storedSeedRecords(
         for (let i = 0; i < rows.length; i++) {
           // Elements come in their order (the scan keeps it); out of order the indices would be another seed's.
           if (Number(rows[i]!.n) !== ++n) throw new Error(`seed ${seed.name}: record ${rows[i]!.n} came out of order`);
-          records[i] = rows[i]!.value;
+          records[i] = fields === undefined ? rows[i]!.value : projected(fields, rows[i] as unknown as Record<string, string | null>);
         }
         if (records.length > 0) yield records;
         if (rows.length < part) break;

@@ -7,7 +7,7 @@ import { useTestPlatform } from '../test/test-platform.ts';
 import { BODY_CACHE } from './body-cache.ts';
 import type { Platform } from './open-platform.ts';
 import { overlayOf } from './overlay-of.ts';
-import { readOverlayRows, SEED_STREAM, seedStreamStats, stageDrafts, stageTombstones } from './run-drafts.ts';
+import { readOverlayRows, SEED_STREAM, type StoredSeed, seedStreamStats, stageDrafts, stageTombstones, storedSeedRecords } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
 import { verifyStored } from './stored-seeds.ts';
 
@@ -104,6 +104,65 @@ describe('the publish gate over stored seeds', () => {
     }
     // The body cache keeps no large seed body.
     for (const r of whole.filter((r) => r.type === 'seed')) expect(BODY_CACHE.of(tenant).has(r.contentHash!)).toBe(false);
+  });
+
+  it('a projected read (the read ahead, the probe) gives each record the fields it has, each as its whole record has it', async () => {
+    const tenant = made.next('gateproj');
+    const scope = { tenant, package: 'app' };
+    // Keys missing, null, numbers, objects, lists, CEL, booleans, strings needing escapes; `id` set on some; a field named as a prototype's member.
+    const values: unknown[] = [
+      null,
+      7,
+      7.5,
+      -0.1,
+      1e21,
+      '7',
+      'é "q" \\ \n ☃',
+      { a: [1, { b: null }] },
+      [1, '2'],
+      true,
+      false,
+      { dialect: 'cel', source: 'now()' },
+      '',
+    ];
+    const records = Array.from({ length: 40 }, (_, i) => {
+      const r: Record<string, unknown> = { other: { big: 'x'.repeat(50) } };
+      if (i % 5 !== 0) r.name = values[i % values.length];
+      if (i % 3 === 0) r.id = i % 2 ? `id-${i}` : i;
+      if (i % 4 === 0) r.tag = values[(i + 3) % values.length];
+      if (i % 7 === 1) Object.defineProperty(r, 'constructor', { value: 'own', enumerable: true, writable: true, configurable: true });
+      return r;
+    });
+    await stageDrafts(
+      platform,
+      scope,
+      collectStack({ objects: [{ name: 'thing', fields: { name: { type: 'text' } } }], data: [{ object: 'thing', records }] }, { draft: true }),
+    );
+    const fields = ['name', 'id', 'tag', 'constructor', 'missing'];
+    const got = await withStream(0, 7, () =>
+      platform.db.transaction().execute(async (trx) => {
+        const rows = await readOverlayRows(trx, tenant, 'app', { storedSeeds: true });
+        const body = rows.find((r) => r.type === 'seed')!.body as Record<string, unknown>;
+        const handle = storedRecordsOf(body.records)!.handle as StoredSeed;
+        const read = async (f?: readonly string[]) => {
+          const out: Array<Record<string, unknown>> = [];
+          for await (const part of storedSeedRecords(trx, tenant, handle)(f)) out.push(...(part as Array<Record<string, unknown>>));
+          return out;
+        };
+        return { projected: await read(fields), whole: await read() };
+      }),
+    );
+    expect(got.whole).toHaveLength(records.length);
+    expect(got.whole.some((r) => Object.hasOwn(r, 'constructor'))).toBe(true);
+    expect(got.projected).toHaveLength(records.length);
+    got.projected.forEach((r, i) => {
+      const whole = got.whole[i]!;
+      expect(Object.getPrototypeOf(r)).toBe(Object.prototype);
+      expect(Object.keys(r).sort(), `record ${i}`).toEqual(fields.filter((f) => Object.hasOwn(whole, f)).sort());
+      for (const f of fields) expect(Object.hasOwn(r, f) ? r[f] : undefined, `record ${i} ${f}`).toEqual(Object.hasOwn(whole, f) ? whole[f] : undefined);
+      // What a key function reads of a field the record lacks (the prototype's) is the same.
+      expect(r.constructor === whole.constructor, `record ${i}`).toBe(true);
+    });
   });
 
   it('rejects, rolling back, when a stored seed goes while the gate reads it', async () => {

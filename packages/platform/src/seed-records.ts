@@ -9,9 +9,10 @@ export type SeedRecord = Readonly<Record<string, unknown>>;
 
 /**
  * A seed's records read part by part, in record order from record 0 (graph-lint's
- * `SeedRecordSource` shape); each call reads them again.
+ * `SeedRecordSource` shape: given `fields`, a record may hold only those of its fields); each call
+ * reads them again.
  */
-export type SeedRecordSource = () => AsyncIterable<readonly SeedRecord[]>;
+export type SeedRecordSource = (fields?: readonly string[]) => AsyncIterable<readonly SeedRecord[]>;
 
 /**
  * Where a seed's records are read from, in a transaction (`trx`: a stored seed is read by cursor,
@@ -93,7 +94,7 @@ export function storedSeedReader(db: Kysely<BvlDatabase>, tenant: string): (seed
   return (seed) => {
     if (seed.stored === undefined) return undefined;
     const stored = seed.stored as StoredSeed;
-    return async function* () {
+    return async function* (fields?: readonly string[]) {
       // A hand-over between the transaction's callback (the producer) and this generator (the reader).
       let give: ((v: IteratorResult<readonly SeedRecord[]>) => void) | undefined;
       let fail: ((e: unknown) => void) | undefined;
@@ -109,7 +110,7 @@ export function storedSeedReader(db: Kysely<BvlDatabase>, tenant: string): (seed
         .transaction()
         .setIsolationLevel('repeatable read')
         .execute(async (trx) => {
-          for await (const part of storedSeedRecords(trx, tenant, stored)()) {
+          for await (const part of storedSeedRecords(trx, tenant, stored)(fields)) {
             const wait = new Promise<void>((resolve) => {
               taken = resolve;
             });

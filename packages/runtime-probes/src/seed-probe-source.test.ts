@@ -41,6 +41,20 @@ describe('expectedRowsOf', () => {
       if (label.startsWith('many')) expect(held).toBeGreaterThan(100);
       for (const part of [1, 2, 5, 5_000]) expect(await expectedRowsOf(stored(seed), partsOf(seed.def.records, part)), `parts of ${part}`).toBe(held);
     });
+  // A source honouring the projection the count asks for (the platform's cursor sends those fields only).
+  const projecting = (records: readonly Record<string, unknown>[], asked: Array<readonly string[] | undefined>): SeedRecordSource =>
+    async function* (fields?: readonly string[]) {
+      asked.push(fields);
+      const pick = (r: Record<string, unknown>) => (fields ? Object.fromEntries(fields.filter((f) => Object.hasOwn(r, f)).map((f) => [f, r[f]])) : r);
+      for (let i = 0; i < records.length; i += 7) yield records.slice(i, i + 7).map(pick);
+    };
+  for (const [label, def] of seeds)
+    it(`${label}: the same count over records of the natural key's fields only`, async () => {
+      const seed = seedOf(def);
+      const asked: Array<readonly string[] | undefined> = [];
+      expect(await expectedRowsOf(stored(seed), projecting(seed.def.records, asked))).toBe(expectedRows(seed));
+      if (seed.mode !== 'insert') expect(asked).toEqual([seed.externalId]);
+    });
 });
 
 describe('runProbes over stored seeds', () => {

@@ -35,7 +35,8 @@ function keyText(seed: SeedNode): (rec: SeedRecord) => string | undefined {
 export default defineRule({
   meta: { name: 'seed-duplicate-keys', codes: ['seed_duplicate_key'], docs: "A seed's records have distinct natural keys." },
   *seedRepeats(graph) {
-    for (const seed of graph.seeds.values()) if (seed.stored !== undefined && judged(seed)) yield { seed, id: 'key', key: keyText(seed) };
+    for (const seed of graph.seeds.values())
+      if (seed.stored !== undefined && judged(seed)) yield { seed, id: 'key', key: keyText(seed), fields: seed.externalId };
   },
   seedPass: (_graph, context) => (seed, emit) => {
     if (!judged(seed)) return undefined;

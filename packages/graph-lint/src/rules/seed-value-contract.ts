@@ -131,7 +131,7 @@ export default defineRule({
       if (seed.stored === undefined || seed.invalid) continue;
       const obj = graph.objects.get(seed.object);
       if (!obj || obj.invalid || obj.platform) continue;
-      for (const f of uniquesOf(seed, uniqueFields(obj))) yield { seed, id: f.name, key: (rec: SeedRecord) => uniqueText(rec[f.name]) };
+      for (const f of uniquesOf(seed, uniqueFields(obj))) yield { seed, id: f.name, key: (rec: SeedRecord) => uniqueText(rec[f.name]), fields: [f.name] };
     }
   },
   seedPass: (graph, context) => {
