@@ -1,7 +1,7 @@
 import { buildGraph, collectStack } from '@bvl/metadata';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, tenants } from '../test/test-platform.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestPlatform } from '../test/test-platform.ts';
 import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { stageDrafts } from './run-drafts.ts';
@@ -13,14 +13,12 @@ import { SEED_CHUNK } from './seed-limits.ts';
 // row that already holds them takes no statement, and every other row is written as before.
 const NOW = new Date('2026-03-15T10:30:00Z');
 let platform: Platform;
-const made = tenants(() => platform);
-beforeAll(async () => {
-  platform = await openTestPlatform(() => NOW);
-});
-afterAll(async () => {
-  await made.dropAll();
-  await platform.close();
-});
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  () => NOW,
+);
 
 const OBJECTS = [
   { name: 'grp', fields: { name: { type: 'text' } } },
@@ -37,26 +35,22 @@ const OBJECTS = [
 ];
 const rec = (i: number, val: unknown = i) => ({ code: `K${i}`, val, day: { dialect: 'cel', source: `daysAgo(${i % 3})` }, tags: [`t${i}`], grp: `G${i % 2}` });
 
+/** A tenant whose package published the objects' tables with empty seeds: the schema applySeeds writes into. */
+async function publishedTables(label: string): Promise<string> {
+  const tenant = made.next(label);
+  const scope = { tenant, package: 'app' };
+  const data = [
+    { object: 'grp', records: [] },
+    { object: 'kv', externalId: 'code', records: [] },
+  ];
+  await stageDrafts(platform, scope, collectStack({ objects: OBJECTS, data }, { draft: true }));
+  expect((await publishPackage(platform, scope)).outcome).toBe('published');
+  return tenantSchema(tenant);
+}
+
 describe('a replay compares in its match', () => {
   it('rewrites only the rows whose values differ, merges a key given twice, and names a value the column refuses as before', async () => {
-    const tenant = made.next('replay');
-    const scope = { tenant, package: 'app' };
-    await stageDrafts(
-      platform,
-      scope,
-      collectStack(
-        {
-          objects: OBJECTS,
-          data: [
-            { object: 'grp', records: [] },
-            { object: 'kv', externalId: 'code', records: [] },
-          ],
-        },
-        { draft: true },
-      ),
-    );
-    expect((await publishPackage(platform, scope)).outcome).toBe('published');
-    const schema = tenantSchema(tenant);
+    const schema = await publishedTables('replay');
     const apply = (records: unknown[]) =>
       applySeeds(platform, {
         schema,
@@ -116,24 +110,7 @@ describe('a replay compares in its match', () => {
   });
 
   it('resolves a lookup key in a later chunk as in the first, and reports one that matches nothing in each', async () => {
-    const tenant = made.next('lookups');
-    const scope = { tenant, package: 'app' };
-    await stageDrafts(
-      platform,
-      scope,
-      collectStack(
-        {
-          objects: OBJECTS,
-          data: [
-            { object: 'grp', records: [] },
-            { object: 'kv', externalId: 'code', records: [] },
-          ],
-        },
-        { draft: true },
-      ),
-    );
-    expect((await publishPackage(platform, scope)).outcome).toBe('published');
-    const schema = tenantSchema(tenant);
+    const schema = await publishedTables('lookups');
     const records = Array.from({ length: SEED_CHUNK + 3 }, (_, i) => ({ code: `K${i}`, grp: i % 1000 === 7 || i === SEED_CHUNK + 1 ? 'G9' : `G${i % 2}` }));
     const applied = await applySeeds(platform, {
       schema,
