@@ -20,6 +20,7 @@ import {
   openPlatform,
   type Platform,
   type PlatformOptions,
+  pooledSeedRecords,
   publishPackage,
   stageDrafts,
   tenantSeedRecords,
@@ -243,8 +244,9 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     const empty = await publishPackage(platform, { tenant: writer, package: 'seeds' });
     if (empty.outcome !== 'published') throw new Error(`the seed bench's writer tenant did not publish: ${empty.outcome}`);
     const graph = first.value.graph;
-    // A large seed's records are in the store (the graph holds a handle): read from the tenant's rows.
-    const records = tenantSeedRecords(tenant);
+    // A large seed's records are in the store (the graph holds a handle): read from the tenant's rows,
+    // as the publish reads them (on PostgreSQL on a connection of their own, beside the writer's).
+    const records = platform.engine === 'postgres' ? pooledSeedRecords(platform.db, tenant) : tenantSeedRecords(tenant);
     const writing = await withPeak(() => applySeeds(platform, { schema: empty.schema, graph, now: new Date(), records }));
     const direct = writing.value;
     const writerMs = writing.ms;

@@ -133,6 +133,9 @@ export { dropTenant, ensureOwnSchema, ensureTenant, ForeignSchemaError, tenantSc
 export { checkScope, type PackageScope, ScopeError } from './scope.ts';
 export {
   heldSeedRecords,
+  pooledSeedRecords,
+  SEED_READER_WAIT_MS,
+  SeedReaderUnavailable,
   type SeedRecord,
   type SeedRecordSource,
   type SeedRecordsOf,

@@ -13,7 +13,7 @@ import { applySeeds, type SeedApplied } from './run-seeds.ts';
 import { adoptStaged, DDL_LOCK_BUDGET, dropStaged, needsStaging, type Staged, stagePublish } from './run-stage.ts';
 import { ensureTenant, ForeignSchemaError } from './run-tenant.ts';
 import type { PackageScope } from './scope.ts';
-import { tenantSeedRecords } from './seed-records.ts';
+import { pooledSeedRecords, tenantSeedRecords } from './seed-records.ts';
 
 export {
   PUBLISH_LOCK_TIMEOUT_MS,
@@ -260,7 +260,8 @@ export async function publishPackage(ctx: PlatformContext, scope: PackageScope, 
       graph,
       seeds,
       now: ctx.now(),
-      records: tenantSeedRecords(scope.tenant),
+      // On PostgreSQL a stored seed is read on a connection of its own, beside the writer's (see pooledSeedRecords).
+      records: ctx.engine === 'postgres' && ctx.pool !== undefined ? pooledSeedRecords(ctx.pool, scope.tenant) : tenantSeedRecords(scope.tenant),
       ...(options.env ? { env: options.env } : {}),
       ...(options.maxSeedRecords !== undefined ? { maxSeedRecords: options.maxSeedRecords } : {}),
     });

@@ -43,6 +43,23 @@ export interface LookupCache {
 }
 
 /**
+ * Whether {@link resolveLookups} can resolve every lookup key of `chunk` from `cache`, without the
+ * database: each key's target is another object's (this seed's own table changes as it runs) and
+ * an earlier chunk found the key there or found it missing.
+ */
+export function lookupsKnown(run: LookupRun, chunk: readonly Prepared[], cache: LookupCache): boolean {
+  for (const p of chunk)
+    for (const l of p.lookups) {
+      if (l.keys.length === 0) continue;
+      if (l.target === run.seed.object) return false;
+      const known = cache.byTarget.get(l.target);
+      if (!known) return false;
+      for (const k of l.keys) if (!known.has(k)) return false;
+    }
+  return true;
+}
+
+/**
  * Resolves the chunk's lookup keys against their target tables (natural key, else id) and writes
  * the ids into the rows. A key that matches nothing is deferred when its target still has seeds to
  * run (or is this seed's own object), else reported and left empty.

@@ -93,7 +93,7 @@ export const seedCopyStats = { rows: 0, statements: 0, fallbacks: 0 };
  * function reads the same text the unnest path casts), arrays as array literals; undefined when a
  * value would not read the same that way (the row then goes by the unnest path).
  */
-function copyLine(columns: readonly string[], types: readonly ColumnType[], row: { p: Prepared; id: string }): string | undefined {
+function copyLine(columns: readonly string[], types: readonly ColumnType[], row: InsertRow): string | undefined {
   let line = '';
   for (let j = 0; j < columns.length; j++) {
     const c = columns[j]!;
@@ -111,44 +111,110 @@ function copyLine(columns: readonly string[], types: readonly ColumnType[], row:
   return line;
 }
 
+/** A row to insert: its prepared record and the id it takes. */
+export type InsertRow = { p: Prepared; id: string };
+
+/** One set of columns' new rows as {@link planInserts} cut them: the statements to send, in order. */
+interface InsertGroup {
+  readonly columns: string[];
+  readonly types: ColumnType[];
+  /** Batches for COPY (with `copy`), each with its rows' COPY text; else batches for INSERT … SELECT unnest (`data` absent). */
+  readonly batches: Array<{ readonly rows: InsertRow[]; readonly data?: CopyData }>;
+}
+
 /**
- * Inserts the new rows, per set of columns. With `copy`, in batches by one COPY each (the bulk
- * path); a batch COPY refuses (one bad value fails all of it) is written again by the unnest path
- * in halves, so the rows written and the findings are exactly the unnest path's. Without it (or for
- * a row COPY cannot carry the same), one `INSERT … SELECT … FROM unnest($1::text[], …)` per batch —
- * one array parameter per column, whatever the number of rows, cast to the column types (a row
- * without a column gets the column's default, as in a VALUES list). A failing statement is split in
- * halves and retried, each part in its own savepoint, down to single rows: each bad record is named
- * with the database's message and every other record is written (k bad rows cost O(k log n) statements).
+ * New rows cut into the statements {@link writeInserts} sends, without touching the database (so
+ * the writer builds a chunk's COPY text while the previous chunk's statement runs): per set of
+ * columns, batches bounded by {@link INSERT_BYTES} (the defaults a row takes counted too), with
+ * `copy` each batch's rows in COPY's text format; a row COPY cannot carry as it is goes by the
+ * unnest path, in batches of its own after the COPY batches.
+ */
+export function planInserts(
+  inserts: readonly InsertRow[],
+  typeOf: (column: string) => ColumnType | undefined,
+  defaults: ReadonlyMap<string, number>,
+  copy?: CopyTarget,
+): InsertGroup[] {
+  const byColumns = new Map<string, { columns: string[]; rows: InsertRow[] }>();
+  for (const row of inserts) {
+    const columns = ['id', ...Object.keys(row.p.row).filter((c) => c !== 'id')];
+    const key = columns.join(',');
+    const group = byColumns.get(key);
+    if (group) group.rows.push(row);
+    else byColumns.set(key, { columns, rows: [row] });
+  }
+  const groups: InsertGroup[] = [];
+  for (const { columns, rows } of byColumns.values()) {
+    // Every row key was planned from a field (or is id / created_at / updated_at): a column without a type is a bug.
+    const types = columns.map((c) => typeOf(c) ?? bug(`seed column "${c}" has no planned type`));
+    const batches: Array<{ rows: InsertRow[]; data?: CopyData }> = [];
+    // Bounded by size, not only by count: the defaults a row takes are written too.
+    let taken = 0;
+    for (const [c, n] of defaults) if (!columns.includes(c)) taken += n;
+    const textSize = (row: InsertRow) => taken + columns.reduce((n, c) => n + (asText(c === 'id' ? row.id : row.p.row[c])?.length ?? 4), 0);
+    let batch: InsertRow[] = [];
+    let lines: string[] = [];
+    let bytes = 0;
+    const flush = (asCopy: boolean) => {
+      if (batch.length > 0) batches.push(asCopy ? { rows: batch, data: new CopyData(Buffer.from(`${lines.join('\n')}\n`, 'utf8')) } : { rows: batch });
+      batch = [];
+      lines = [];
+      bytes = 0;
+    };
+    const unnest: InsertRow[] = [];
+    for (const row of rows) {
+      const line = copy ? copyLine(columns, types, row) : undefined;
+      if (copy && line === undefined) {
+        unnest.push(row);
+        continue;
+      }
+      const size = line === undefined ? textSize(row) : taken + line.length;
+      if (batch.length > 0 && bytes + size > INSERT_BYTES) flush(copy !== undefined);
+      batch.push(row);
+      if (line !== undefined) lines.push(line);
+      bytes += size;
+    }
+    flush(copy !== undefined);
+    // Rows COPY cannot carry as they are: by the unnest path, bounded the same way.
+    for (const row of unnest) {
+      const size = textSize(row);
+      if (batch.length > 0 && bytes + size > INSERT_BYTES) flush(false);
+      batch.push(row);
+      bytes += size;
+    }
+    flush(false);
+    groups.push({ columns, types, batches });
+  }
+  return groups;
+}
+
+/**
+ * Inserts the new rows {@link planInserts} cut, per set of columns. With `copy`, in batches by one
+ * COPY each (the bulk path); a batch COPY refuses (one bad value fails all of it) is written again
+ * by the unnest path in halves, so the rows written and the findings are exactly the unnest path's.
+ * Without it (or for a row COPY cannot carry the same), one `INSERT … SELECT … FROM
+ * unnest($1::text[], …)` per batch — one array parameter per column, whatever the number of rows,
+ * cast to the column types (a row without a column gets the column's default, as in a VALUES
+ * list). A failing statement is split in halves and retried, each part in its own savepoint, down
+ * to single rows: each bad record is named with the database's message and every other record is
+ * written (k bad rows cost O(k log n) statements).
  */
 export async function writeInserts(
   db: Db,
   table: RawBuilder<unknown>,
-  inserts: Array<{ p: Prepared; id: string }>,
-  typeOf: (column: string) => ColumnType | undefined,
-  defaults: ReadonlyMap<string, number>,
+  plan: readonly InsertGroup[],
   outcome: WriteCounts,
   err: RecordError,
   copy?: CopyTarget,
 ): Promise<void> {
-  const groups = new Map<string, { columns: string[]; rows: Array<{ p: Prepared; id: string }> }>();
-  for (const row of inserts) {
-    const columns = ['id', ...Object.keys(row.p.row).filter((c) => c !== 'id')];
-    const key = columns.join(',');
-    const group = groups.get(key);
-    if (group) group.rows.push(row);
-    else groups.set(key, { columns, rows: [row] });
-  }
-  for (const { columns, rows } of groups.values()) {
-    // Every row key was planned from a field (or is id / created_at / updated_at): a column without a type is a bug.
-    const types = columns.map((c) => typeOf(c) ?? bug(`seed column "${c}" has no planned type`));
-    const insert = (batch: typeof rows) => {
+  for (const { columns, types, batches } of plan) {
+    const insert = (batch: InsertRow[]) => {
       const arrays = columns.map((c) => sql`${batch.map(({ p, id }) => asText(c === 'id' ? id : p.row[c]))}::text[]`);
       const names = sql.join(columns.map((_, j) => sql.id(`c${j}`)));
       const casts = sql.join(columns.map((_, j) => fromText(sql.ref(`u.c${j}`), types[j]!)));
       return sql`insert into ${table} (${sql.join(columns.map((c) => sql.id(c)))}) select ${casts} from unnest(${sql.join(arrays)}) as u(${names})`.execute(db);
     };
-    const write = async (batch: typeof rows): Promise<void> => {
+    const write = async (batch: InsertRow[]): Promise<void> => {
       const r = await attempt(db, () => insert(batch));
       if (r.ok) outcome.inserted += batch.length;
       else if (batch.length > 1) await halves(batch);
@@ -158,13 +224,12 @@ export async function writeInserts(
         err(batch[0]!.p.index, message, blameField(message, batch[0]!.p.row));
       }
     };
-    const halves = async (batch: typeof rows): Promise<void> => {
+    const halves = async (batch: InsertRow[]): Promise<void> => {
       const half = Math.ceil(batch.length / 2);
       await write(batch.slice(0, half));
       await write(batch.slice(half));
     };
-    const copyBatch = async (batch: typeof rows, lines: string[]): Promise<void> => {
-      const data = new CopyData(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+    const copyBatch = async (batch: InsertRow[], data: CopyData): Promise<void> => {
       const r = await attempt(db, () => copyRows(db, copy!.engine, copy!.schema, copy!.table, columns, data));
       if (r.ok && r.value === batch.length) {
         outcome.inserted += batch.length;
@@ -178,46 +243,10 @@ export async function writeInserts(
       if (batch.length > 1) await halves(batch);
       else await write(batch);
     };
-    // Bounded by size, not only by count: the defaults a row takes are written too.
-    let taken = 0;
-    for (const [c, n] of defaults) if (!columns.includes(c)) taken += n;
-    let batch: typeof rows = [];
-    let lines: string[] = [];
-    let bytes = 0;
-    const flush = async () => {
-      if (batch.length === 0) return;
-      if (copy) await copyBatch(batch, lines);
-      else await write(batch);
-      batch = [];
-      lines = [];
-      bytes = 0;
-    };
-    const unnest: typeof rows = [];
-    for (const row of rows) {
-      const line = copy ? copyLine(columns, types, row) : undefined;
-      if (copy && line === undefined) {
-        unnest.push(row);
-        continue;
-      }
-      const size = taken + (line?.length ?? columns.reduce((n, c) => n + (asText(c === 'id' ? row.id : row.p.row[c])?.length ?? 4), 0));
-      if (batch.length > 0 && bytes + size > INSERT_BYTES) await flush();
-      batch.push(row);
-      if (line !== undefined) lines.push(line);
-      bytes += size;
+    for (const { rows, data } of batches) {
+      if (data !== undefined && copy) await copyBatch(rows, data);
+      else await write(rows);
     }
-    await flush();
-    // Rows COPY cannot carry as they are: by the unnest path, bounded the same way.
-    for (const row of unnest) {
-      const size = taken + columns.reduce((n, c) => n + (asText(c === 'id' ? row.id : row.p.row[c])?.length ?? 4), 0);
-      if (batch.length > 0 && bytes + size > INSERT_BYTES) {
-        await write(batch);
-        batch = [];
-        bytes = 0;
-      }
-      batch.push(row);
-      bytes += size;
-    }
-    if (batch.length > 0) await write(batch);
   }
 }
 

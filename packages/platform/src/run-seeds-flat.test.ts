@@ -8,8 +8,9 @@ import { tenantSchema } from './identifier.ts';
 import type { Platform } from './open-platform.ts';
 import { stageDrafts } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
-import { applySeeds } from './run-seeds.ts';
+import { applySeeds, seedMatchStats } from './run-seeds.ts';
 import { SEED_CHUNK } from './seed-limits.ts';
+import { heldSeedRecords, type SeedRecordsOf } from './seed-records.ts';
 
 // The seed writer keeps nothing per record across its chunks (issue 21: memory flat in the row
 // count): a later record of a key an earlier chunk wrote is matched in the table, so what it does
@@ -77,5 +78,73 @@ describe('the seed writer across chunks', () => {
     const rise = JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
     const perRecord = (rise['120000']! - rise['20000']!) / 100_000;
     expect(perRecord).toBeLessThan(40);
+  });
+
+  // A million rows come as seeds of at most INPUT_LIMITS.records each, of one object: the second
+  // starts on a table the first filled. The keys the first wrote are carried on (a record whose key
+  // none of them has needs no match), but only while the table holds exactly the rows they inserted.
+  describe('two seeds of one object in one run', () => {
+    const seedsOf = (first: object[], second: object[]) =>
+      buildGraph(
+        collectStack({
+          objects: OBJECTS,
+          data: [
+            { object: 'kv', externalId: 'code', records: first },
+            { object: 'kv', externalId: 'code', records: second },
+          ],
+        }),
+      ).graph;
+    const kv = (i: number, val: number) => ({ code: `K${i}`, serial: `S${i}`, val });
+    const rows = async (tenant: string) =>
+      (await sql<{ code: string; val: number }>`select code, val::int as val from ${sql.id(tenantSchema(tenant), 'kv')} order by val`.execute(platform.db))
+        .rows;
+    const emptyTable = async (label: string) => {
+      const tenant = made.next(label);
+      const scope = { tenant, package: 'app' };
+      await stageDrafts(platform, scope, collectStack({ objects: OBJECTS, data: [{ object: 'kv', externalId: 'code', records: [] }] }, { draft: true }));
+      expect((await publishPackage(platform, scope)).outcome).toBe('published');
+      return tenant;
+    };
+
+    it('the second seed matches only the records whose key the first wrote: those update its rows, the rest are inserted', async () => {
+      const tenant = await emptyTable('carry');
+      const first = Array.from({ length: 30 }, (_, i) => kv(i, i));
+      // K0…K9 again (updates), K30…K49 new.
+      const second = Array.from({ length: 30 }, (_, i) => kv(i < 10 ? i : i + 20, 100 + i));
+      const matchedBefore = seedMatchStats.records;
+      const r = await applySeeds(platform, { schema: tenantSchema(tenant), graph: seedsOf(first, second), now: NOW });
+      expect(r).toMatchObject({ success: true, inserted: 50, updated: 10 });
+      // Only the ten records of keys the first seed wrote were looked for in the table.
+      expect(seedMatchStats.records - matchedBefore).toBe(10);
+      const after = await rows(tenant);
+      expect(after).toHaveLength(50);
+      expect(after.find((x) => x.code === 'K3')).toEqual({ code: 'K3', val: 103 });
+      expect(after.find((x) => x.code === 'K40')).toEqual({ code: 'K40', val: 120 });
+    });
+
+    it('a row written between the seeds by another writer is matched, not duplicated: the filter is not carried on', async () => {
+      const tenant = await emptyTable('carrygap');
+      const first = Array.from({ length: 30 }, (_, i) => kv(i, i));
+      const second = [kv(3, 103), kv(77, 177)];
+      // The first seed's source writes K77 in its transaction once its records are read (another
+      // writer's row, as far as the seeds' count goes): the table then holds a row none of them inserted.
+      let seedNo = 0;
+      const records: SeedRecordsOf = (trx, seed) => {
+        const held = heldSeedRecords(trx, seed);
+        if (seedNo++ > 0) return held;
+        return async function* () {
+          yield* held();
+          await sql`insert into ${sql.id(tenantSchema(tenant), 'kv')} (id, code, serial, val) values ('other-77', 'K77', 'S77', 77)`.execute(trx);
+        };
+      };
+      const matchedBefore = seedMatchStats.records;
+      const r = await applySeeds(platform, { schema: tenantSchema(tenant), graph: seedsOf(first, second), now: NOW, records });
+      expect(r).toMatchObject({ success: true, inserted: 30, updated: 2 });
+      // Every record of the second seed was looked for in the table (its filter was not carried on).
+      expect(seedMatchStats.records - matchedBefore).toBe(2);
+      const after = await rows(tenant);
+      expect(after.filter((x) => x.code === 'K77')).toEqual([{ code: 'K77', val: 177 }]);
+      expect(after).toHaveLength(31);
+    });
   });
 });

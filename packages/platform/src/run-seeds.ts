@@ -7,8 +7,8 @@ import { describeDbError, isDatabaseFailure } from './describe-db-error.ts';
 import { identifierProblem } from './identifier.ts';
 import { orderingFields, orderSeeds } from './order-seeds.ts';
 import { type FieldPlan, fieldPlanner, type Prepared, prepareSeedRecords } from './prepare-seed-records.ts';
-import { type Deferred, type LookupCache, type MatchCompare, matchExisting, resolveDeferred, resolveLookups } from './run-seed-lookups.ts';
-import { attempt, type Db, defaultBytes, ID_TYPE, writeInserts, writeUpdates } from './run-seed-writes.ts';
+import { type Deferred, type LookupCache, lookupsKnown, type MatchCompare, matchExisting, resolveDeferred, resolveLookups } from './run-seed-lookups.ts';
+import { attempt, type Db, defaultBytes, ID_TYPE, planInserts, writeInserts, writeUpdates } from './run-seed-writes.ts';
 import { SeedKeyFilter } from './seed-key-filter.ts';
 import { MAX_SEED_ERRORS, MAX_SEED_RECORDS, SEED_CHUNK } from './seed-limits.ts';
 import { chunksOf, heldSeedRecords, type SeedRecord, type SeedRecordSource, type SeedRecordsOf, SeedSourceError } from './seed-records.ts';
@@ -68,6 +68,10 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
   const ordered = orderSeeds(graph, given, given.some((s) => s.stored !== undefined) ? await usedKeys(ctx, graph, given, recordsOf) : undefined);
   const pending = new Map<string, number>();
   for (const s of ordered) pending.set(s.object, (pending.get(s.object) ?? 0) + 1);
+  // The records of each object's seeds in the run: what a key filter carried from seed to seed is sized for.
+  const objectRecords = new Map<string, number>();
+  for (const s of ordered) objectRecords.set(s.object, (objectRecords.get(s.object) ?? 0) + s.recordCount);
+  const carried = new Map<string, CarriedKeys>();
   const deferred: Deferred[] = [];
   const outcomes: SeedOutcome[] = [];
   const limit = options.maxSeedRecords ?? MAX_SEED_RECORDS;
@@ -120,6 +124,8 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
             report: (e) => seedErrors.push(e),
             deferred: seedDeferred,
             pending,
+            carried,
+            objectRecords: objectRecords.get(seed.object) ?? count,
             nowIso,
             now: options.now,
             engine: options.bulk === false ? undefined : ctx.engine,
@@ -127,6 +133,9 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
         });
         for (const e of seedErrors) report(e);
         deferred.push(...seedDeferred);
+        // Committed: the rows it inserted are in the table, their keys in the filter it carried on.
+        const keys = carried.get(seed.object);
+        if (keys?.seed === seed.name) keys.rows += outcome.inserted;
       } catch (e) {
         // Rolled back: nothing of this seed was written, whatever its counters said.
         Object.assign(outcome, { applied: false, inserted: 0, updated: 0, skipped: 0 });
@@ -187,6 +196,33 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
   };
 }
 
+/** Records the writer matched against their table in this process (a record whose key no row can hold is not): what a test reads to know a key filter was used. */
+export const seedMatchStats = { records: 0 };
+
+/** What runSeed decides for a chunk: what it writes and what the match compared. */
+interface Decided {
+  readonly compared: ReadonlySet<Prepared>;
+  readonly compare: MatchCompare | undefined;
+  readonly matches: ReadonlyMap<number, string>;
+  readonly writes: ReturnType<typeof decideSeedWrites>;
+  readonly plan: ReturnType<typeof planInserts>;
+}
+
+/**
+ * The keys an object's seeds of this run wrote, carried from seed to seed (a million rows come as
+ * seeds of at most INPUT_LIMITS.records each): made by the first into an empty table, then taken
+ * on by the next while the table holds exactly the `rows` the seeds that used it inserted (so every
+ * row's key is in the filter, and a record whose key it lacks needs no match either).
+ */
+interface CarriedKeys {
+  readonly externalId: string;
+  readonly filter: SeedKeyFilter;
+  /** Rows the committed seeds inserted with it. */
+  rows: number;
+  /** The seed using it now (its rows count once it commits). */
+  seed: string;
+}
+
 interface SeedRun {
   readonly schema: string;
   readonly graph: Graph;
@@ -198,6 +234,10 @@ interface SeedRun {
   readonly report: (e: SeedError) => void;
   readonly deferred: Deferred[];
   readonly pending: ReadonlyMap<string, number>;
+  /** Per object, the key filter its seeds of this run carry on (see {@link CarriedKeys}). */
+  readonly carried: Map<string, CarriedKeys>;
+  /** The records of the run's seeds of this object, this one's included. */
+  readonly objectRecords: number;
   readonly nowIso: string;
   readonly now: Date;
   /** The engine new rows are copied into (COPY); undefined: every row by INSERT … SELECT unnest. */
@@ -242,85 +282,148 @@ async function runSeed(db: Db, run: SeedRun): Promise<void> {
   // the records whose key `written` may hold are matched (a few bits per key, not the key and its
   // row id); `unwritten` holds the keys whose insert failed and the id it was to take (one per
   // failed record), so a later record of such a key is refused as before, not inserted.
-  const written = empty && seed.mode !== 'insert' ? new SeedKeyFilter(count) : undefined;
+  // A later seed of the object in this run carries on the filter of the seeds before it while the
+  // table holds only the rows they inserted (counted: nothing else wrote to it meanwhile).
+  const externalId = JSON.stringify(seed.externalId);
+  let written: SeedKeyFilter | undefined;
+  if (!keyless && seed.mode !== 'insert') {
+    const before = run.carried.get(seed.object);
+    if (empty) {
+      written = new SeedKeyFilter(run.objectRecords);
+      run.carried.set(seed.object, { externalId, filter: written, rows: 0, seed: seed.name });
+    } else if (before !== undefined && before.externalId === externalId && seed.mode !== 'replace') {
+      const rows = await attempt(db, () => sql<{ n: string }>`select count(*) as n from ${table}`.execute(db));
+      if (rows.ok && Number(rows.value.rows[0]?.n) === before.rows) {
+        written = before.filter;
+        before.seed = seed.name;
+      }
+    }
+  }
   const unwritten = new Map<string, string>();
   const keyIndex: { known?: boolean } = {};
   const lookupCache: LookupCache = { byTarget: new Map(), size: 0 };
-  // The records a chunk at a time, whatever parts the source reads them in: the chunks are those of
-  // the records held whole (so every decision is the same), and only one is held at once.
-  for await (const { start, records } of chunksOf(run.records, count, SEED_CHUNK, seed.name)) {
-    const recordOf = (index: number): SeedRecord => records[index - start]!;
-    const prepared = prepareSeedRecords({
-      seed,
-      planOf,
-      start,
-      end: start + records.length,
-      records,
-      now: run.now,
-      nowIso: run.nowIso,
-      unknownReported,
-      celCache,
-    });
-    outcome.failed += prepared.refused;
-    for (const p of prepared.problems) err(p.index, p.message, p.field, p.dropped);
-    const chunk: Prepared[] = prepared.chunk;
-    const later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }> = [];
-    await resolveLookups(db, run, chunk, err, later, lookupCache);
-    const seen = new Map<string, string>();
-    let match: Prepared[] = keyless || empty ? [] : chunk;
-    if (!keyless) {
-      if (unwritten.size > 0)
-        for (const p of chunk) {
-          const key = seedKeyOf(seed, p.row);
-          const id = key === undefined ? undefined : unwritten.get(key);
-          if (id !== undefined) seen.set(key!, id);
+  const copy = run.engine ? { engine: run.engine, schema, table: seed.object } : undefined;
+  const typeOf = (c: string) => (c === 'id' ? ID_TYPE : planOf(c)?.type);
+  // The previous chunk's writes, while they run: the chunk after it is prepared, decided and its
+  // COPY text built meanwhile (work of this process, while the database writes), and nothing else
+  // goes to the seed's connection until they have ended (a statement between a failed COPY and its
+  // rollback to the savepoint would fail too) — `settle` waits for them.
+  let writing: Promise<void> | undefined;
+  const settle = async () => {
+    const w = writing;
+    writing = undefined;
+    await w;
+  };
+  try {
+    // The records a chunk at a time, whatever parts the source reads them in: the chunks are those of
+    // the records held whole (so every decision is the same), and only one is held at once (and the
+    // one being written). A source reading in the seed's transaction reads only once the writes are done.
+    for await (const { start, records } of chunksOf(run.records, count, SEED_CHUNK, seed.name)) {
+      const recordOf = (index: number): SeedRecord => records[index - start]!;
+      const prepared = prepareSeedRecords({
+        seed,
+        planOf,
+        start,
+        end: start + records.length,
+        records,
+        now: run.now,
+        nowIso: run.nowIso,
+        unknownReported,
+        celCache,
+      });
+      outcome.failed += prepared.refused;
+      for (const p of prepared.problems) err(p.index, p.message, p.field, p.dropped);
+      const chunk: Prepared[] = prepared.chunk;
+      const later: Array<Omit<Deferred, 'rowId'> & { chunkIndex: number }> = [];
+      // A key an earlier chunk found (or did not) in another object's table is known without the
+      // database; one not yet known, or of this seed's own object, is read once the writes are done.
+      if (!lookupsKnown(run, chunk, lookupCache)) await settle();
+      await resolveLookups(db, run, chunk, err, later, lookupCache);
+      // What the chunk writes, decided against the table as the previous chunk's writes leave it:
+      // its matches are read once they are done; a chunk that needs no match is decided while they
+      // run, and again if they failed to write a key (`unwritten`) — rare, and a decision is pure.
+      const decide = async (): Promise<Decided> => {
+        const seen = new Map<string, string>();
+        let match: Prepared[] = keyless || empty ? [] : chunk;
+        if (!keyless) {
+          if (unwritten.size > 0)
+            for (const p of chunk) {
+              const key = seedKeyOf(seed, p.row);
+              const id = key === undefined ? undefined : unwritten.get(key);
+              if (id !== undefined) seen.set(key!, id);
+            }
+          if (written)
+            match = chunk.filter((p) => {
+              const key = seedKeyOf(seed, p.row);
+              return key !== undefined && !seen.has(key) && written.mayHave(key);
+            });
         }
+        // A match reads the table: once the writes are done, and with the keys they failed to write.
+        if (match.length > 0 && writing !== undefined) {
+          await settle();
+          return decide();
+        }
+        // The records compared are those the match saw, as they were then (a merged record is a new object).
+        const compared = new Set<Prepared>(match);
+        const compare = match.length === 0 || seed.mode === 'ignore' || seed.mode === 'insert' ? undefined : comparedColumns(match, planOf);
+        seedMatchStats.records += match.length;
+        const matches = match.length === 0 ? new Map<number, string>() : await matchExisting(db, run, match, keyPlans as FieldPlan[], err, compare, keyIndex);
+        const writes = decideSeedWrites({ seed, object, chunk, keyless, matches, seen, recordOf, newId: randomUUID });
+        return { compared, compare, matches, writes, plan: planInserts(writes.inserts, typeOf, defaults, copy) };
+      };
+      const before = unwritten.size;
+      let decided = await decide();
+      // Decided while the previous writes ran (no match needed the table): once they are done, again if they failed a key.
+      if (writing !== undefined) {
+        await settle();
+        if (unwritten.size !== before) decided = await decide();
+      }
+      const { compared, compare, matches, writes, plan } = decided;
+      outcome.failed += writes.failed;
+      outcome.skipped += writes.skipped;
+      outcome.updated += writes.merged;
+      for (const p of writes.problems) err(p.index, p.message, p.field);
       if (written)
-        match = chunk.filter((p) => {
-          const key = seedKeyOf(seed, p.row);
-          return key !== undefined && !seen.has(key) && written.mayHave(key);
-        });
+        for (const p of chunk) {
+          const key = writes.rowIds.has(p.index) ? seedKeyOf(seed, p.row) : undefined;
+          if (key !== undefined) written.add(key);
+        }
+      const write = async () => {
+        const failed = new Set<number>();
+        const insertErr: typeof err = (index, message, field, dropped) => {
+          if (!dropped) failed.add(index);
+          err(index, message, field, dropped);
+        };
+        await writeInserts(db, table, plan, outcome, insertErr, copy);
+        if (!keyless && failed.size > 0)
+          for (const w of writes.inserts) {
+            const key = failed.has(w.p.index) ? seedKeyOf(seed, w.p.row) : undefined;
+            if (key !== undefined) unwritten.set(key, w.id);
+          }
+        // A record matched to a row that already holds its values (a replay's) is updated with nothing to write.
+        const updates =
+          compare === undefined || compare.same.size === 0
+            ? writes.updates
+            : writes.updates.filter((w) => {
+                const unchanged = compare.same.has(w.p.index) && compared.has(w.p) && matches.get(w.p.index) === w.id;
+                if (unchanged) outcome.updated++;
+                return !unchanged;
+              });
+        await writeUpdates(db, table, updates, (c) => planOf(c)?.type, outcome, err);
+        for (const d of later) {
+          const rowId = writes.rowIds.get(chunk[d.chunkIndex]!.index);
+          if (rowId) run.deferred.push({ ...d, rowId });
+        }
+      };
+      writing = write();
+      // Handled here (so its failure is never unhandled while the next chunk is read); settle rethrows it.
+      writing.catch(() => {});
+      if (!run.records.detached) await settle();
     }
-    // The records compared are those the match saw, as they were then (a merged record is a new object).
-    const compared = new Set<Prepared>(match);
-    const compare = match.length === 0 || seed.mode === 'ignore' || seed.mode === 'insert' ? undefined : comparedColumns(match, planOf);
-    const matches = match.length === 0 ? new Map<number, string>() : await matchExisting(db, run, match, keyPlans as FieldPlan[], err, compare, keyIndex);
-    const writes = decideSeedWrites({ seed, object, chunk, keyless, matches, seen, recordOf, newId: randomUUID });
-    outcome.failed += writes.failed;
-    outcome.skipped += writes.skipped;
-    outcome.updated += writes.merged;
-    for (const p of writes.problems) err(p.index, p.message, p.field);
-    if (written)
-      for (const p of chunk) {
-        const key = writes.rowIds.has(p.index) ? seedKeyOf(seed, p.row) : undefined;
-        if (key !== undefined) written.add(key);
-      }
-    const copy = run.engine ? { engine: run.engine, schema, table: seed.object } : undefined;
-    const failed = new Set<number>();
-    const insertErr: typeof err = (index, message, field, dropped) => {
-      if (!dropped) failed.add(index);
-      err(index, message, field, dropped);
-    };
-    await writeInserts(db, table, writes.inserts, (c) => (c === 'id' ? ID_TYPE : planOf(c)?.type), defaults, outcome, insertErr, copy);
-    if (!keyless && failed.size > 0)
-      for (const w of writes.inserts) {
-        const key = failed.has(w.p.index) ? seedKeyOf(seed, w.p.row) : undefined;
-        if (key !== undefined) unwritten.set(key, w.id);
-      }
-    // A record matched to a row that already holds its values (a replay's) is updated with nothing to write.
-    const updates =
-      compare === undefined || compare.same.size === 0
-        ? writes.updates
-        : writes.updates.filter((w) => {
-            const unchanged = compare.same.has(w.p.index) && compared.has(w.p) && matches.get(w.p.index) === w.id;
-            if (unchanged) outcome.updated++;
-            return !unchanged;
-          });
-    await writeUpdates(db, table, updates, (c) => planOf(c)?.type, outcome, err);
-    for (const d of later) {
-      const rowId = writes.rowIds.get(chunk[d.chunkIndex]!.index);
-      if (rowId) run.deferred.push({ ...d, rowId });
-    }
+    await settle();
+  } finally {
+    // Nothing of the seed's may still run on its connection when its transaction ends.
+    await writing?.catch(() => {});
   }
 }
 

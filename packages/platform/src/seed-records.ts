@@ -12,7 +12,16 @@ export type SeedRecord = Readonly<Record<string, unknown>>;
  * `SeedRecordSource` shape: given `fields`, a record may hold only those of its fields); each call
  * reads them again.
  */
-export type SeedRecordSource = (fields?: readonly string[]) => AsyncIterable<readonly SeedRecord[]>;
+export interface SeedRecordSource {
+  (fields?: readonly string[]): AsyncIterable<readonly SeedRecord[]>;
+  /**
+   * True when reading it sends nothing to the connection of the transaction it was made for (the
+   * records are held, or read on a connection of their own): the seed writer then reads the next
+   * part while its last statement runs. Known once the first part is given (a source may decide
+   * as it opens); absent: it reads in that transaction.
+   */
+  readonly detached?: boolean;
+}
 
 /**
  * Where a seed's records are read from, in a transaction (`trx`: a stored seed is read by cursor,
@@ -23,10 +32,13 @@ export type SeedRecordsOf = (trx: Kysely<BvlDatabase>, seed: SeedNode) => SeedRe
 
 /** A seed held in memory: `seed.def.records` in parts of {@link SEED_CHUNK} (slices, the records themselves not copied). */
 export const heldSeedRecords: SeedRecordsOf = (_trx, seed) =>
-  async function* () {
-    const records = seed.def.records;
-    for (let start = 0; start < records.length; start += SEED_CHUNK) yield records.slice(start, start + SEED_CHUNK);
-  };
+  Object.assign(
+    async function* () {
+      const records = seed.def.records;
+      for (let start = 0; start < records.length; start += SEED_CHUNK) yield records.slice(start, start + SEED_CHUNK);
+    },
+    { detached: true },
+  );
 
 /** The records of the seeds of `tenant`: a stored seed's (its node's `stored`, a {@link StoredSeed}) by cursor, a held one's from its node. */
 export const tenantSeedRecords =
@@ -84,13 +96,28 @@ export async function* chunksOf(
   if (buffer.length > 0) yield { start, records: buffer };
 }
 
+/** No connection of the pool came within the wait a {@link storedSeedReader} was given: it read nothing. */
+export class SeedReaderUnavailable extends Error {
+  override readonly name = 'SeedReaderUnavailable';
+}
+
+/** How long the seed writer waits for a connection of its own to read a stored seed on before reading it in the seed's transaction. */
+export const SEED_READER_WAIT_MS = 1_000;
+
 /**
- * A stored seed's records read outside any caller's transaction (the probes after a publish): each
- * read opens its own repeatable-read transaction for the cursor and hands the parts out one at a
- * time (the next part is fetched only when the reader asks for it), so no more than a part is held.
- * A reader that stops early closes the transaction. Undefined for a seed held in memory.
+ * A stored seed's records read outside any caller's transaction (the probes after a publish, the
+ * seed writer on PostgreSQL): each read opens its own repeatable-read transaction for the cursor
+ * and hands the parts out one at a time, fetching the next while the reader holds one (so the
+ * database reads and this process parses it meanwhile): at most two parts are held. A reader that
+ * stops early closes the transaction. With `waitMs`, a read whose transaction has no connection
+ * within it (the pool's all taken) throws {@link SeedReaderUnavailable} before giving anything, and
+ * the transaction, once it has one, ends at once. Undefined for a seed held in memory.
  */
-export function storedSeedReader(db: Kysely<BvlDatabase>, tenant: string): (seed: SeedNode) => SeedRecordSource | undefined {
+export function storedSeedReader(
+  db: Kysely<BvlDatabase>,
+  tenant: string,
+  options: { readonly waitMs?: number } = {},
+): (seed: SeedNode) => SeedRecordSource | undefined {
   return (seed) => {
     if (seed.stored === undefined) return undefined;
     const stored = seed.stored as StoredSeed;
@@ -100,6 +127,7 @@ export function storedSeedReader(db: Kysely<BvlDatabase>, tenant: string): (seed
       let fail: ((e: unknown) => void) | undefined;
       let taken: (() => void) | undefined;
       let stop = false;
+      let opened = false;
       const next = () =>
         new Promise<IteratorResult<readonly SeedRecord[]>>((resolve, reject) => {
           give = resolve;
@@ -110,7 +138,11 @@ export function storedSeedReader(db: Kysely<BvlDatabase>, tenant: string): (seed
         .transaction()
         .setIsolationLevel('repeatable read')
         .execute(async (trx) => {
+          if (stop) return;
+          opened = true;
           for await (const part of storedSeedRecords(trx, tenant, stored)(fields)) {
+            // The reader may have stopped while this part was fetched (it had taken the one before).
+            if (stop) return;
             const wait = new Promise<void>((resolve) => {
               taken = resolve;
             });
@@ -123,20 +155,76 @@ export function storedSeedReader(db: Kysely<BvlDatabase>, tenant: string): (seed
           () => give!({ value: undefined, done: true }),
           (e) => fail!(e),
         );
+      let timer: NodeJS.Timeout | undefined;
+      let gaveUp = false;
       try {
+        if (options.waitMs !== undefined) {
+          const waitMs = options.waitMs;
+          const first = await Promise.race([
+            pending,
+            new Promise<'late'>((resolve) => {
+              timer = setTimeout(() => resolve('late'), waitMs);
+            }),
+          ]);
+          clearTimeout(timer);
+          gaveUp = first === 'late' && !opened;
+          if (gaveUp) throw new SeedReaderUnavailable(`no connection to read seed "${seed.name}" on came within ${waitMs} ms`);
+        }
         for (;;) {
           const r = await pending;
           if (r.done) break;
           pending = next();
-          yield r.value;
+          // The producer fetches the next part while this one is read.
           taken!();
+          yield r.value;
         }
       } finally {
+        clearTimeout(timer);
         stop = true;
         pending.catch(() => undefined);
         taken?.();
-        await done.catch(() => undefined);
+        // A transaction still waiting for a connection ends once it has one: not waited for here.
+        if (gaveUp) done.catch(() => undefined);
+        else await done.catch(() => undefined);
       }
     };
   };
 }
+
+/**
+ * The seed writer's records on PostgreSQL (`pool`: the platform's pool, the writer's own connection
+ * pinned from it): a stored seed's read by {@link storedSeedReader} on a connection of its own (its
+ * own repeatable-read transaction, the row of the same content the seed's transaction would read),
+ * so the next part is read and parsed while the writer's statements run on its connection
+ * (`detached`); when no connection comes within `waitMs` (the publishes running hold them all), in
+ * the seed's transaction as {@link tenantSeedRecords} reads it. A held seed: its node's records.
+ */
+export const pooledSeedRecords =
+  (pool: Kysely<BvlDatabase>, tenant: string, waitMs: number = SEED_READER_WAIT_MS): SeedRecordsOf =>
+  (trx, seed) => {
+    if (seed.stored === undefined) return heldSeedRecords(trx, seed);
+    const stored = seed.stored as StoredSeed;
+    const reader = storedSeedReader(pool, tenant, { waitMs })(seed)!;
+    const source = Object.assign(
+      async function* (fields?: readonly string[]) {
+        const parts = reader(fields)[Symbol.asyncIterator]();
+        let first: IteratorResult<readonly SeedRecord[]>;
+        try {
+          first = await parts.next();
+        } catch (e) {
+          if (!(e instanceof SeedReaderUnavailable)) throw e;
+          source.detached = false;
+          yield* storedSeedRecords(trx, tenant, stored)(fields);
+          return;
+        }
+        source.detached = true;
+        try {
+          for (let r = first; !r.done; r = await parts.next()) yield r.value;
+        } finally {
+          await parts.return?.();
+        }
+      },
+      { detached: false },
+    );
+    return source;
+  };

@@ -2,10 +2,10 @@ import { collectStack, type SeedNode } from '@bvl/metadata';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
-import type { Platform } from './open-platform.ts';
+import { openPlatform, type Platform } from './open-platform.ts';
 import { SEED_STREAM, stageDrafts } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
-import { storedSeedReader } from './seed-records.ts';
+import { pooledSeedRecords, SeedReaderUnavailable, type SeedRecord, type SeedRecordSource, storedSeedReader } from './seed-records.ts';
 
 // Issue 21: after a publish, the L3 probe reads a stored seed's records through storedSeedReader —
 // a cursor in its own transaction, handed out one part at a time. A reader that stops early (a
@@ -107,4 +107,52 @@ describe('storedSeedReader', () => {
     expect(n).toBe(0);
     expect(seed.recordCount).toBe(RECORDS.length);
   });
+
+  // The seed writer on PostgreSQL reads a stored seed on a connection of its own (pooledSeedRecords),
+  // so the next part is read while its statement runs. Its pool is the one the publishes pin their
+  // connections from: when every connection is taken, it must not wait for one (a publish holding
+  // one and waiting for another, times the pool's size, never ends) but read in the seed's own transaction.
+  it.runIf(ENGINE === 'postgres')(
+    'with every connection of the pool taken, a reader given a wait reads nothing and says so, and the seed writer reads in its own transaction instead',
+    async () => {
+      const { tenant, seed } = await publishedStored();
+      const small = await openPlatform({ databaseUrl: process.env.DATABASE_URL!, maxConnections: 1 });
+      try {
+        let release!: () => void;
+        let holding!: () => void;
+        const held = small.db.connection().execute(
+          () =>
+            new Promise<void>((resolve) => {
+              release = resolve;
+              holding();
+            }),
+        );
+        await new Promise<void>((resolve) => {
+          holding = resolve;
+        });
+        const readAll = async (source: SeedRecordSource) => {
+          const got: SeedRecord[] = [];
+          for await (const part of source()) got.push(...part);
+          return got;
+        };
+        await expect(readAll(storedSeedReader(small.db, tenant, { waitMs: 100 })(seed)!)).rejects.toThrow(SeedReaderUnavailable);
+        // The writer's source falls back to the seed's transaction: every record, in order, not detached.
+        const fallback = await platform.db.transaction().execute(async (trx) => {
+          const source = pooledSeedRecords(small.db, tenant, 100)(trx, seed);
+          return { records: await readAll(source), detached: source.detached };
+        });
+        expect(fallback).toEqual({ records: RECORDS, detached: false });
+        release();
+        await held;
+        // The transactions the readers asked for ended once they had the connection: it serves a whole read.
+        const free = await platform.db.transaction().execute(async (trx) => {
+          const source = pooledSeedRecords(small.db, tenant, 5_000)(trx, seed);
+          return { records: await readAll(source), detached: source.detached };
+        });
+        expect(free).toEqual({ records: RECORDS, detached: true });
+      } finally {
+        await small.close();
+      }
+    },
+  );
 });
