@@ -217,6 +217,12 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     log(
       `[${label}] ${rows.toLocaleString('en-US')} rows in ${seedsOf - 1} seed artifacts (+50 lookup targets): stage ${ms(staged)}; first publish ${ms(first.ms)} (${a.inserted} inserted, ${a.errors.length} errors, ${Math.round((a.inserted / first.ms) * 1000)} rows/s); RSS ${Math.round(first.before / MB)} MB before, peak ${Math.round(first.peak / MB)} MB (+${Math.round((first.peak - first.before) / MB)} MB); JS heap peak +${Math.round(first.heap / MB)} MB`,
     );
+    // The baseline right after the first publish, in the same conditions: a shared machine's speed
+    // drifts over the minutes the rest of the run takes (the raw insert's own time varied ×1.2 between runs).
+    const raw = await rawInserts(platform, first.value.schema, 'seed_row');
+    log(
+      `[${label}] the same ${rows.toLocaleString('en-US')} rows, raw: INSERT … SELECT unnest(…) into a bare copy of the table ${ms(raw.unnestBare)}; COPY into a bare copy ${ms(raw.copyBare)}; COPY into a copy with the same primary key, indexes and foreign key ${ms(raw.copySame)}`,
+    );
     t0 = performance.now();
     await stageDrafts(platform, scope, set);
     const restaged = performance.now() - t0;
@@ -256,10 +262,6 @@ async function benchEngine(label: string, options: PlatformOptions, rows: number
     await dropTenant(platform, writer);
     log(
       `[${label}] the seed writer alone (applySeeds into tables a publish made: no draft reading, no gate, no DDL): first ${ms(writerMs)} (${direct.inserted} inserted; RSS +${Math.round((writing.peak - writing.before) / MB)} MB over the ${Math.round(writing.before / MB)} MB holding the graph), replay ${ms(writerReplayMs)} (${again.updated} updated)`,
-    );
-    const raw = await rawInserts(platform, first.value.schema, 'seed_row');
-    log(
-      `[${label}] the same ${rows.toLocaleString('en-US')} rows, raw: INSERT … SELECT unnest(…) into a bare copy of the table ${ms(raw.unnestBare)}; COPY into a bare copy ${ms(raw.copyBare)}; COPY into a copy with the same primary key, indexes and foreign key ${ms(raw.copySame)}`,
     );
     const ratio = (x: number, base: number) => `×${(x / base).toFixed(2)}`;
     log(
