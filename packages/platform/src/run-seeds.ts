@@ -112,6 +112,9 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
       // The seed's errors and back references count only once its transaction commits.
       const seedErrors: SeedError[] = [];
       const seedDeferred: Deferred[] = [];
+      // What stopped the seed, as it happened: a rollback on a connection that is gone fails too, and
+      // the transaction would report that instead ("not queryable") of the failure itself.
+      let stopped: { error: unknown } | undefined;
       try {
         await ctx.db.transaction().execute(async (trx) => {
           await runSeed(trx as unknown as Db, {
@@ -129,6 +132,9 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
             nowIso,
             now: options.now,
             engine: options.bulk === false ? undefined : ctx.engine,
+          }).catch((error: unknown) => {
+            stopped = { error };
+            throw error;
           });
         });
         for (const e of seedErrors) report(e);
@@ -136,7 +142,8 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
         // Committed: the rows it inserted are in the table, their keys in the filter it carried on.
         const keys = carried.get(seed.object);
         if (keys?.seed === seed.name) keys.rows += outcome.inserted;
-      } catch (e) {
+      } catch (thrown) {
+        const e = stopped !== undefined ? stopped.error : thrown;
         // Rolled back: nothing of this seed was written, whatever its counters said.
         Object.assign(outcome, { applied: false, inserted: 0, updated: 0, skipped: 0 });
         delete outcome.deleted;
@@ -163,12 +170,18 @@ export async function applySeeds(ctx: PlatformContext, options: ApplySeedsOption
     };
     if (interrupted !== undefined) failed(`lookup not resolved: the seeds stopped on a database failure (${interrupted})`);
     else {
+      let stopped: { error: unknown } | undefined;
       try {
         await ctx.db.transaction().execute(async (trx) => {
-          await resolveDeferred(trx as unknown as Db, schema, graph, deferred, (e) => lookupErrors.push(e), nowIso);
+          await resolveDeferred(trx as unknown as Db, schema, graph, deferred, (e) => lookupErrors.push(e), nowIso).catch((error: unknown) => {
+            stopped = { error };
+            throw error;
+          });
         });
         for (const e of lookupErrors) report(e);
-      } catch (e) {
+      } catch (thrown) {
+        // The failure as it happened, as for a seed (not a failed rollback's).
+        const e = stopped !== undefined ? stopped.error : thrown;
         if (isDatabaseFailure(e)) interrupted = describeDbError(e);
         failed(`lookup not resolved: the second pass rolled back: ${describeDbError(e)}`);
       }
