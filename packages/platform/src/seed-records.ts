@@ -202,9 +202,8 @@ export function storedSeedReader(
 export const pooledSeedRecords =
   (pool: Kysely<BvlDatabase>, tenant: string, waitMs: number = SEED_READER_WAIT_MS): SeedRecordsOf =>
   (trx, seed) => {
-    if (seed.stored === undefined) return heldSeedRecords(trx, seed);
-    const stored = seed.stored as StoredSeed;
-    const reader = storedSeedReader(pool, tenant, { waitMs })(seed)!;
+    const reader = storedSeedReader(pool, tenant, { waitMs })(seed);
+    if (reader === undefined) return heldSeedRecords(trx, seed);
     const source = Object.assign(
       async function* (fields?: readonly string[]) {
         const parts = reader(fields)[Symbol.asyncIterator]();
@@ -214,7 +213,7 @@ export const pooledSeedRecords =
         } catch (e) {
           if (!(e instanceof SeedReaderUnavailable)) throw e;
           source.detached = false;
-          yield* storedSeedRecords(trx, tenant, stored)(fields);
+          yield* tenantSeedRecords(tenant)(trx, seed)(fields);
           return;
         }
         source.detached = true;
