@@ -11,7 +11,7 @@ import {
   type SeedRepeatsRequest,
 } from './define-rule.ts';
 import { RULES } from './rules/index.ts';
-import { keyHash, repeatedHashes } from './seed-key-hash.ts';
+import { keyHash, keyHash2, repeatedPairs } from './seed-key-hash.ts';
 
 /** Whether the artifact a finding is about is a staged draft. */
 function isDraft(graph: Graph, type: string, name: string): boolean {
@@ -179,75 +179,104 @@ async function readSource(
     );
 }
 
-/**
- * What the rules asked of stored seeds ahead of their passes, read in one pass over each seed: the
- * natural keys of {@link SeedPassContext.keys} (a Set each), and for each {@link SeedRepeatsRequest}
- * the hashes of its keys (4 bytes a record while read), of which only the repeated ones are kept.
- */
-async function readAhead(graph: Graph, rules: readonly Rule[], sourceOf: (seed: SeedNode) => SeedRecordSource | undefined): Promise<SeedPassContext> {
-  const keys = new Map<SeedNode, Map<string, Set<string>>>();
-  const repeats = new Map<SeedNode, Map<string, SeedRepeatsRequest['key']>>();
-  // The fields each seed's requests read (a natural key's field and `id`, a key's declared fields);
-  // null: some request reads whole records.
-  const fieldsOf = new Map<SeedNode, Set<string> | null>();
+/** A rule's {@link SeedRepeatsRequest} of one stored seed, its keys hashed both ways as the seed is read. */
+class KeyHashes {
+  readonly first: Uint32Array;
+  readonly second: Uint32Array;
+  n = 0;
+  constructor(
+    readonly rule: Rule,
+    readonly request: SeedRepeatsRequest,
+  ) {
+    this.first = new Uint32Array(request.seed.recordCount);
+    this.second = new Uint32Array(request.seed.recordCount);
+  }
+  add(chunk: readonly SeedRecord[]): void {
+    const { key } = this.request;
+    for (let r = 0; r < chunk.length; r++) {
+      const k = key(chunk[r]!);
+      // More records than counted: readSource rejects once the read ends.
+      if (k === undefined || this.n >= this.first.length) continue;
+      this.first[this.n] = keyHash(k);
+      this.second[this.n++] = keyHash2(k);
+    }
+  }
+  /** The keyHashes of the keys more than one record has (see repeatedPairs). */
+  repeated(): Set<number> {
+    return repeatedPairs(this.first, this.second, this.n);
+  }
+}
+
+/** What the rules ask of stored seeds beyond their passes: natural keys read ahead, and repeats. */
+interface SeedQuestions {
+  /** Per stored seed whose natural keys some rule needs before any pass, per field: the keys (filled by {@link readKeysAhead}). */
+  readonly keys: Map<SeedNode, Map<string, Set<string>>>;
+  /** Per stored seed, each rule's repeats questions (the first of a rule's with one `id`). */
+  readonly repeats: Map<SeedNode, Array<{ readonly rule: Rule; readonly request: SeedRepeatsRequest }>>;
+  /** The fields the questions read of a seed read ahead (a natural key's field and `id`, a key's declared fields); null: whole records. */
+  readonly fields: Map<SeedNode, Set<string> | null>;
+}
+
+function questionsOf(graph: Graph, rules: readonly Rule[], sourceOf: (seed: SeedNode) => SeedRecordSource | undefined): SeedQuestions {
+  const q: SeedQuestions = { keys: new Map(), repeats: new Map(), fields: new Map() };
   const reads = (seed: SeedNode, fields: readonly string[] | undefined) => {
-    const had = fieldsOf.get(seed);
+    const had = q.fields.get(seed);
     if (had === null) return;
-    if (fields === undefined) fieldsOf.set(seed, null);
-    else fieldsOf.set(seed, new Set([...(had ?? []), ...fields]));
+    if (fields === undefined) q.fields.set(seed, null);
+    else q.fields.set(seed, new Set([...(had ?? []), ...fields]));
   };
   for (const rule of rules) {
     for (const { seed, field } of rule.seedKeys?.(graph) ?? []) {
       if (seed.stored === undefined || !sourceOf(seed)) continue;
-      let byField = keys.get(seed);
-      if (!byField) keys.set(seed, (byField = new Map()));
+      let byField = q.keys.get(seed);
+      if (!byField) q.keys.set(seed, (byField = new Map()));
       if (!byField.has(field)) byField.set(field, new Set());
       reads(seed, [field, 'id']);
     }
-    for (const { seed, id, key, fields } of rule.seedRepeats?.(graph) ?? []) {
+    for (const request of rule.seedRepeats?.(graph) ?? []) {
+      const { seed } = request;
       if (seed.stored === undefined || !sourceOf(seed)) continue;
-      let byId = repeats.get(seed);
-      if (!byId) repeats.set(seed, (byId = new Map()));
-      if (!byId.has(id)) {
-        byId.set(id, key);
-        reads(seed, fields);
-      }
+      let asked = q.repeats.get(seed);
+      if (!asked) q.repeats.set(seed, (asked = []));
+      if (asked.some((a) => a.rule === rule && a.request.id === request.id)) continue;
+      asked.push({ rule, request });
+      reads(seed, request.fields);
     }
   }
-  const repeated = new Map<SeedNode, Map<string, Set<number>>>();
-  for (const seed of new Set([...keys.keys(), ...repeats.keys()])) {
-    const byField = [...(keys.get(seed) ?? new Map<string, Set<string>>())];
-    const asked = [...(repeats.get(seed) ?? new Map<string, SeedRepeatsRequest['key']>())];
-    const hashes = asked.map(() => ({ list: new Uint32Array(seed.recordCount), n: 0 }));
-    const fields = fieldsOf.get(seed);
-    // Only the fields the requests read, when they all say which.
-    const projection = fields ? [...fields].sort() : undefined;
+  return q;
+}
+
+/**
+ * The natural keys of {@link SeedQuestions.keys}, read ahead of every pass (a seed's pass may need
+ * another seed's keys), one read of each such seed, which answers its repeats questions too
+ * (`answer`); only the fields the questions read, when they all say which.
+ */
+async function readKeysAhead(q: SeedQuestions, sourceOf: (seed: SeedNode) => SeedRecordSource | undefined, answer: (hashes: KeyHashes) => void): Promise<void> {
+  for (const [seed, byField] of q.keys) {
+    const fields = [...byField];
+    const hashes = (q.repeats.get(seed) ?? []).map(({ rule, request }) => new KeyHashes(rule, request));
+    const projection = q.fields.get(seed);
     await readSource(
       seed,
       sourceOf(seed)!,
       (chunk) => {
         for (const r of chunk) {
-          for (const [field, set] of byField) {
+          for (const [field, set] of fields) {
             const v = r[field];
             if (typeof v === 'string' || typeof v === 'number') set.add(String(v));
             if (typeof r.id === 'string' || typeof r.id === 'number') set.add(String(r.id));
           }
-          for (let q = 0; q < asked.length; q++) {
-            const k = asked[q]![1](r);
-            const h = hashes[q]!;
-            // More records than counted: readSource rejects once the read ends.
-            if (k !== undefined && h.n < h.list.length) h.list[h.n++] = keyHash(k);
-          }
         }
+        for (const h of hashes) h.add(chunk);
       },
-      projection,
+      projection ? [...projection].sort() : undefined,
     );
-    const byId = new Map<string, Set<number>>();
-    for (let q = 0; q < asked.length; q++) byId.set(asked[q]![0], repeatedHashes(hashes[q]!.list.subarray(0, hashes[q]!.n)));
-    repeated.set(seed, byId);
+    for (const h of hashes) answer(h);
   }
-  return { keys: (seed, field) => keys.get(seed)?.get(field), repeated: (seed, id) => repeated.get(seed)?.get(id) };
 }
+
+/** The repeated hashes a pass is started with while its seed's keys are being hashed: none, as if every key were one record's. */
+const NONE_YET: ReadonlySet<number> = new Set();
 
 /**
  * {@link lintGraph} with the records of the seeds in `streamed` read from their sources part by
@@ -257,60 +286,112 @@ async function readAhead(graph: Graph, rules: readonly Rule[], sourceOf: (seed: 
  * the whole records, in the same order, under the same bounds: each pass keeps at most the listed
  * bound of findings per artifact and code and counts the rest, which the bounds would only count.
  * Rules without a seed pass run on the graph as it is (a seed's records they read are its node's).
+ *
+ * A seed's repeats ({@link SeedPassContext.repeated}) are answered in the same read as its passes:
+ * the passes start as if no key repeated while each key is hashed two ways; when no two keys hash
+ * alike both ways (no key repeats: the common case), that was the answer and the seed is read
+ * once; else the passes of the rules whose keys may repeat run again, in a second read, with them.
+ * Natural keys another seed's pass needs ({@link SeedPassContext.keys}) are read ahead of all passes.
  */
 export async function lintGraphStreamed(graph: Graph, streamed: SeedSources, rules: readonly Rule[] = RULES): Promise<BuildIssue[]> {
   const sourceOf = typeof streamed === 'function' ? streamed : (seed: SeedNode) => (graph.seeds.get(seed.name) === seed ? streamed.get(seed.name) : undefined);
-  // Set-wide facts of stored seeds some rule needs, read ahead (each seed once).
-  const context = await readAhead(graph, rules, sourceOf);
+  const questions = questionsOf(graph, rules, sourceOf);
+  // Each rule's answers: a rule names its questions by its own ids.
+  const repeated = new Map<Rule, Map<SeedNode, Map<string, ReadonlySet<number>>>>();
+  const answer = (rule: Rule, seed: SeedNode, id: string, hashes: ReadonlySet<number>) => {
+    let bySeed = repeated.get(rule);
+    if (!bySeed) repeated.set(rule, (bySeed = new Map()));
+    let byId = bySeed.get(seed);
+    if (!byId) bySeed.set(seed, (byId = new Map()));
+    byId.set(id, hashes);
+  };
+  await readKeysAhead(questions, sourceOf, (h) => answer(h.rule, h.request.seed, h.request.id, h.repeated()));
   const starters = new Map<Rule, SeedPassStarter>();
-  for (const rule of rules) if (rule.seedPass) starters.set(rule, rule.seedPass(graph, context));
+  for (const rule of rules) {
+    if (!rule.seedPass) continue;
+    const context: SeedPassContext = {
+      keys: (seed, field) => questions.keys.get(seed)?.get(field),
+      repeated: (seed, id) => repeated.get(rule)?.get(seed)?.get(id),
+    };
+    starters.set(rule, rule.seedPass(graph, context));
+  }
   const found = new Map<Rule, Map<string, SeedFindings>>();
   for (const rule of starters.keys()) found.set(rule, new Map());
   for (const seed of graph.seeds.values()) {
     const source = sourceOf(seed);
     if (!source) continue;
-    const passes: Array<{ pass: SeedRecordPass | undefined; out: SeedFindings }> = [];
-    for (const [rule, start] of starters) {
-      const out: SeedFindings = { findings: [], perGroup: new Map(), counted: new Map() };
-      found.get(rule)!.set(seed.name, out);
-      const emit = (f: Finding) => {
-        const key = groupKey(f.code, f.artifact.type, f.artifact.name);
-        const n = out.perGroup.get(key) ?? 0;
-        if (n < MAX_ISSUES_PER_ARTIFACT_CODE) {
-          out.perGroup.set(key, n + 1);
-          out.findings.push(f);
-        } else out.counted.set(key, (out.counted.get(key) ?? 0) + 1);
-      };
-      let pass: SeedRecordPass | undefined;
-      try {
-        pass = start(seed, emit);
-      } catch (e) {
-        out.error = e;
-      }
-      passes.push({ pass, out });
-    }
+    // Repeats not answered by a read ahead: answered in this read.
+    const asked = questions.keys.has(seed) ? [] : (questions.repeats.get(seed) ?? []);
+    for (const { rule, request } of asked) answer(rule, seed, request.id, NONE_YET);
+    const passes = startPasses(seed, starters, found);
     // A seed no rule judges (invalid, of no object) is not read.
     if (passes.every((p) => !p.pass)) continue;
-    await readSource(seed, source, (chunk, offset) => {
-      for (const p of passes) {
-        if (!p.pass || p.out.error !== undefined) continue;
-        try {
-          p.pass.records(chunk, offset);
-        } catch (e) {
-          p.out.error = e;
-        }
-      }
-    });
+    const judging = new Set(passes.filter((p) => p.pass).map((p) => p.rule));
+    const hashes = asked.filter((a) => judging.has(a.rule)).map(({ rule, request }) => new KeyHashes(rule, request));
+    await feedPasses(seed, source, passes, hashes);
+    const again = new Set<Rule>();
+    for (const h of hashes) {
+      const keys = h.repeated();
+      answer(h.rule, seed, h.request.id, keys);
+      if (keys.size > 0) again.add(h.rule);
+    }
+    if (again.size > 0) await feedPasses(seed, source, startPasses(seed, new Map([...starters].filter(([rule]) => again.has(rule))), found), []);
+  }
+  return runRules(graph, rules, found, starters);
+}
+
+interface SeedPass {
+  readonly rule: Rule;
+  readonly pass: SeedRecordPass | undefined;
+  readonly out: SeedFindings;
+}
+
+/** Starts each rule's pass over `seed`, its findings (bounded as {@link runRules} bounds them) kept in `found` (replacing any before). */
+function startPasses(seed: SeedNode, starters: ReadonlyMap<Rule, SeedPassStarter>, found: Map<Rule, Map<string, SeedFindings>>): SeedPass[] {
+  const passes: SeedPass[] = [];
+  for (const [rule, start] of starters) {
+    const out: SeedFindings = { findings: [], perGroup: new Map(), counted: new Map() };
+    found.get(rule)!.set(seed.name, out);
+    const emit = (f: Finding) => {
+      const key = groupKey(f.code, f.artifact.type, f.artifact.name);
+      const n = out.perGroup.get(key) ?? 0;
+      if (n < MAX_ISSUES_PER_ARTIFACT_CODE) {
+        out.perGroup.set(key, n + 1);
+        out.findings.push(f);
+      } else out.counted.set(key, (out.counted.get(key) ?? 0) + 1);
+    };
+    let pass: SeedRecordPass | undefined;
+    try {
+      pass = start(seed, emit);
+    } catch (e) {
+      out.error = e;
+    }
+    passes.push({ rule, pass, out });
+  }
+  return passes;
+}
+
+/** Reads `seed` once, handing each part to every pass (a pass that threw is fed no more) and to `hashes`; then ends the passes. */
+async function feedPasses(seed: SeedNode, source: SeedRecordSource, passes: readonly SeedPass[], hashes: readonly KeyHashes[]): Promise<void> {
+  await readSource(seed, source, (chunk, offset) => {
     for (const p of passes) {
       if (!p.pass || p.out.error !== undefined) continue;
       try {
-        p.pass.end?.();
+        p.pass.records(chunk, offset);
       } catch (e) {
         p.out.error = e;
       }
     }
+    for (const h of hashes) h.add(chunk);
+  });
+  for (const p of passes) {
+    if (!p.pass || p.out.error !== undefined) continue;
+    try {
+      p.pass.end?.();
+    } catch (e) {
+      p.out.error = e;
+    }
   }
-  return runRules(graph, rules, found, starters);
 }
 
 /** Runs the rules in order into one bounded sink; a seed-pass rule hands on what `found` holds for a streamed seed. */
