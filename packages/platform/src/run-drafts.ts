@@ -485,6 +485,16 @@ export interface StoredSeed {
   readonly contentHash: string;
 }
 
+/** How {@link storedSeedRecords} reads. */
+export interface StoredSeedReadOptions {
+  /**
+   * Ask for the next part while the caller holds this one (two parts held, one of them in the
+   * connection's buffers): only for a caller that sends nothing else on `trx` while it reads (a
+   * lint); a writer's statement would queue behind the fetch, and one that fails would fail it.
+   */
+  readonly ahead?: boolean;
+}
+
 let seedCursors = 0;
 
 /**
@@ -522,6 +532,7 @@ export function storedSeedRecords(
   tenant: string,
   seed: StoredSeed,
   part: number = SEED_STREAM.part,
+  options: StoredSeedReadOptions = {},
 ): (fields?: readonly string[]) => AsyncIterable<readonly Record<string, unknown>[]> {
   if (!trx.isTransaction) throw new Error('storedSeedRecords reads by cursor: it needs a transaction');
   return async function* (fields?: readonly string[]) {
@@ -536,11 +547,21 @@ export function storedSeedRecords(
             order by state = ${seed.state} desc limit 1) as m
       cross join lateral jsonb_array_elements(coalesce(${list('records')}, ${list('data')}, ${list('rows')})) with ordinality as e(value, n)`.execute(trx);
     let n = 0;
+    const fetchPart = () => sql<{ n: string | number; value: Record<string, unknown> }>`fetch ${sql.raw(String(part))} from ${sql.raw(cursor)}`.execute(trx);
+    let pending: ReturnType<typeof fetchPart> | undefined;
     try {
       for (;;) {
-        const rows = (await sql<{ n: string | number; value: Record<string, unknown> }>`fetch ${sql.raw(String(part))} from ${sql.raw(cursor)}`.execute(trx))
-          .rows;
+        const rows = (await (pending ?? fetchPart())).rows;
+        pending = undefined;
         seedStreamStats.parts++;
+        if (options.ahead && rows.length === part) {
+          // The next part is asked for now and the request sent before this one is handed over
+          // (a turn of the event loop lets the query reach the socket): the database reads it
+          // while the caller judges this one.
+          pending = fetchPart();
+          pending.catch(() => undefined);
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         const records = new Array<Record<string, unknown>>(rows.length);
         for (let i = 0; i < rows.length; i++) {
           // Elements come in their order (the scan keeps it); out of order the indices would be another seed's.
@@ -551,6 +572,8 @@ export function storedSeedRecords(
         if (rows.length < part) break;
       }
     } finally {
+      // A part asked for ahead and not taken (the caller stopped): it ends before the cursor closes.
+      if (pending) await pending.catch(() => undefined);
       await sql`close ${sql.raw(cursor)}`.execute(trx);
     }
   };

@@ -1,5 +1,13 @@
 import { collectStack, type SeedNode } from '@bvl/metadata';
-import { sql } from 'kysely';
+import {
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  sql,
+  type UnknownRow,
+} from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import { openPlatform, type Platform } from './open-platform.ts';
@@ -107,6 +115,101 @@ describe('storedSeedReader', () => {
     expect(n).toBe(0);
     expect(seed.recordCount).toBe(RECORDS.length);
   });
+
+  // The writer reads a stored seed on a connection of its own, in a snapshot of its own, after the
+  // publish committed: a stage of new content for that seed can land before that snapshot is taken
+  // or while it reads, and a second publish can arrive. What it writes must be the content the gate
+  // judged, every record of it; the new drafts wait for the next publish, which waits for this
+  // one's seeds (the package lock) and then writes the latest.
+  it.runIf(ENGINE === 'postgres')(
+    'stages landing before and while the writer reads a stored seed on its own connection, and a second publish: the first writes what it gated, the second what was staged last',
+    async () => {
+      const tenant = made.next('interleave');
+      const scope = { tenant, package: 'app' };
+      const stack = (records: ReadonlyArray<Record<string, unknown>>) =>
+        collectStack(
+          {
+            objects: [{ name: 'rd_item', fields: { code: { type: 'text' }, title: { type: 'text' } } }],
+            data: [{ object: 'rd_item', externalId: 'code', records }],
+          },
+          { draft: true },
+        );
+      const version = (v: number, n: number) => Array.from({ length: n }, (_, i) => ({ code: `C-${i}`, title: `Row ${i} v${v}` }));
+      await stageDrafts(platform, scope, stack(RECORDS));
+      // The first publish stops twice once its transaction committed: at its first statement after
+      // the commit (before any seed is read), and when its writer has the first part of the stored seed.
+      const stop = () => {
+        let reached!: () => void;
+        let go!: () => void;
+        return {
+          reached: new Promise<void>((resolve) => {
+            reached = resolve;
+          }),
+          gone: new Promise<void>((resolve) => {
+            go = resolve;
+          }),
+          reach: () => reached(),
+          go: () => go(),
+        };
+      };
+      const before = stop();
+      const reading = stop();
+      let at: 'gating' | 'committed' | 'reading' | 'on' = 'gating';
+      const fetches = new Set<unknown>();
+      const pause: KyselyPlugin = {
+        transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+          const node = args.node as { kind: string; sqlFragments?: readonly string[] };
+          if (node.kind === 'RawNode' && node.sqlFragments?.[0]?.trimStart().startsWith('fetch ')) fetches.add(args.queryId);
+          return args.node;
+        },
+        async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+          if (at === 'committed') {
+            at = 'reading';
+            before.reach();
+            await before.gone;
+          } else if (at === 'reading' && fetches.has(args.queryId)) {
+            at = 'on';
+            reading.reach();
+            await reading.gone;
+          }
+          return args.result;
+        },
+      };
+      const within = <T>(p: Promise<T>, what: string) =>
+        Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} waited for the first publish's seeds`)), 5_000))]);
+      const first = publishPackage({ ...platform, db: platform.db.withPlugin(pause) }, scope, {
+        onCommitting: () => {
+          at = 'committed';
+        },
+      });
+      await before.reached;
+      await within(stageDrafts(platform, scope, stack(version(2, 24))), 'the stage before the read');
+      before.go();
+      await reading.reached;
+      // The writer holds one part of the 23 records it gated; the store gets yet other content.
+      const last = version(3, 25);
+      await within(stageDrafts(platform, scope, stack(last)), 'the stage during the read');
+      let secondDone = false;
+      const second = publishPackage(platform, scope).finally(() => {
+        secondDone = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The second publish waits for the first one's seeds (it holds the package).
+      expect(secondDone).toBe(false);
+      reading.go();
+      const a = await first;
+      expect(a.outcome).toBe('published');
+      if (a.outcome !== 'published') return;
+      // All 23 records it gated: a read of either staged content would give 24 or 25 (the seed rolled back).
+      expect(a.seedApplied).toMatchObject({ success: true, inserted: RECORDS.length, errors: [] });
+      const b = await second;
+      expect(b.outcome).toBe('published');
+      if (b.outcome !== 'published') return;
+      expect(b.seedApplied).toMatchObject({ success: true, inserted: 2, updated: RECORDS.length, errors: [] });
+      const rows = await sql<{ title: string }>`select title from ${sql.table(`${a.schema}.rd_item`)}`.execute(platform.db);
+      expect(rows.rows.map((r) => r.title).sort()).toEqual(last.map((r) => r.title).sort());
+    },
+  );
 
   // The seed writer on PostgreSQL reads a stored seed on a connection of its own (pooledSeedRecords),
   // so the next part is read while its statement runs. Its pool is the one the publishes pin their

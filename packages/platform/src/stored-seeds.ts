@@ -7,10 +7,11 @@ import { type StoredSeed, storedSeedRecords } from './run-drafts.ts';
 /**
  * The records of the stored seeds of a graph built from rows readOverlayRows read with
  * `storedSeeds` (a node whose `stored` is a {@link StoredSeed}), read by cursor in `trx` — the
- * transaction the rows were read in; undefined for a seed held in memory (its node's records).
+ * transaction the rows were read in, the next part asked for while the lint judges one (it sends
+ * nothing else on `trx` meanwhile); undefined for a seed held in memory (its node's records).
  */
 export function storedSeedSources(trx: Kysely<BvlDatabase>, tenant: string): (seed: SeedNode) => ReturnType<typeof storedSeedRecords> | undefined {
-  return (seed) => (seed.stored === undefined ? undefined : storedSeedRecords(trx, tenant, seed.stored as StoredSeed));
+  return (seed) => (seed.stored === undefined ? undefined : storedSeedRecords(trx, tenant, seed.stored as StoredSeed, undefined, { ahead: true }));
 }
 
 /**
