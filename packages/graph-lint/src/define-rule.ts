@@ -55,6 +55,9 @@ export interface SeedPassContext {
    * more than one of its records has — every key two records share is among them (a hash two
    * different keys share too: the rule settles those on the keys). A record whose key's hash is not
    * here has a key no other record has. Undefined when not read (then the rule keeps every key).
+   * A pass may be started with an empty set while the seed's keys are still being hashed (in the
+   * same read): when some key turns out to repeat, the lint runs that pass again over the seed with
+   * the answer and drops what the first run found. So a pass uses it only to skip keys, nothing else.
    */
   repeated(seed: SeedNode, id: string): ReadonlySet<number> | undefined;
 }
@@ -102,8 +105,9 @@ export interface Rule {
   seedKeys?(graph: Graph): Iterable<SeedKeysRequest>;
   /**
    * The stored seeds' keys whose repeats {@link seedPass} judges (duplicate keys, unique values): a
-   * streamed lint reads them ahead as hashes, so the pass keeps only the keys that may repeat
-   * ({@link SeedPassContext.repeated}) instead of every key of the seed.
+   * streamed lint hashes them (in the read of the passes, or of a read ahead of the seed's natural
+   * keys), so the pass keeps only the keys that may repeat ({@link SeedPassContext.repeated})
+   * instead of every key of the seed.
    */
   seedRepeats?(graph: Graph): Iterable<SeedRepeatsRequest>;
   /**

@@ -11,7 +11,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENGINE, useTestPlatform } from '../test/test-platform.ts';
 import { openPlatform, type Platform } from './open-platform.ts';
-import { SEED_STREAM, stageDrafts } from './run-drafts.ts';
+import { SEED_STREAM, type StoredSeed, stageDrafts, storedSeedRecords } from './run-drafts.ts';
 import { publishPackage } from './run-publish.ts';
 import { pooledSeedRecords, SeedReaderUnavailable, type SeedRecord, type SeedRecordSource, storedSeedReader } from './seed-records.ts';
 
@@ -104,6 +104,32 @@ describe('storedSeedReader', () => {
     let n = 0;
     for await (const part of reader(seed)!()) n += part.length;
     expect(n).toBe(RECORDS.length);
+  });
+
+  it('read in a transaction asking for each next part ahead: every record in order, and a read that stops early leaves the transaction serving', async () => {
+    const { tenant, seed } = await publishedStored();
+    const stored = seed.stored as StoredSeed;
+    await platform.db.transaction().execute(async (trx) => {
+      const read = storedSeedRecords(trx, tenant, stored, undefined, { ahead: true });
+      const got: unknown[] = [];
+      for await (const part of read()) got.push(...part);
+      expect(got).toEqual(RECORDS);
+      const projected: unknown[] = [];
+      for await (const part of read(['code'])) projected.push(...part);
+      expect(projected).toEqual(RECORDS.map((r) => ({ code: r.code })));
+      // Stopped after the first part, with the second asked for: it ends before the cursor closes.
+      for await (const part of read()) {
+        expect(part).toEqual(RECORDS.slice(0, 4));
+        break;
+      }
+      expect((await sql<{ n: number }>`select 1 as n`.execute(trx)).rows).toEqual([{ n: 1 }]);
+      await expect(
+        (async () => {
+          for await (const _ of read()) throw new Error('the reader gave up');
+        })(),
+      ).rejects.toThrow('the reader gave up');
+      expect((await sql<{ n: number }>`select 2 as n`.execute(trx)).rows).toEqual([{ n: 2 }]);
+    });
   });
 
   it('a seed gone from the store gives no records: none are made up (the caller compares with the node count)', async () => {

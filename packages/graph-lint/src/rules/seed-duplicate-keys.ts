@@ -9,7 +9,7 @@ const judged = (seed: SeedNode): boolean => !seed.invalid && seed.mode !== 'inse
 /**
  * A record's natural key as this rule partitions records by it: a single string key by the string
  * (`s…`), any other key by its values' JSON text (`j…`); undefined when the record has none (a
- * value null, unset or CEL). What a streamed lint hashes ahead (see SeedPassContext.repeated).
+ * value null, unset or CEL). What a streamed lint hashes (see SeedPassContext.repeated).
  */
 function keyText(seed: SeedNode): (rec: SeedRecord) => string | undefined {
   const ids = seed.externalId;
@@ -40,7 +40,7 @@ export default defineRule({
   },
   seedPass: (_graph, context) => (seed, emit) => {
     if (!judged(seed)) return undefined;
-    // A stored seed read ahead: only keys whose hash repeats can repeat; every other key is one
+    // A stored seed, its keys hashed: only keys whose hash repeats can repeat; every other key is one
     // record's (counted, not kept), so the maps hold the few keys that may repeat.
     const repeated = seed.stored !== undefined ? context?.repeated(seed, 'key') : undefined;
     const keyOf = repeated ? keyText(seed) : undefined;

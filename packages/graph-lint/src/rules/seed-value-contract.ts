@@ -125,7 +125,7 @@ export default defineRule({
     codes: ['seed_value_invalid'],
     docs: "Seed records fit their fields' value contract: type, required, length, range, unique.",
   },
-  // A stored seed's unique values are read ahead as hashes: its pass keeps only those that may repeat.
+  // A stored seed's unique values are hashed as it is read (see SeedPassContext.repeated): its pass keeps only those that may repeat.
   *seedRepeats(graph) {
     for (const seed of graph.seeds.values()) {
       if (seed.stored === undefined || seed.invalid) continue;
@@ -165,7 +165,7 @@ export default defineRule({
       const required = fields.required;
       const uniques = uniquesOf(seed, fields.unique);
       const seen = new Map<string, Map<string, number>>();
-      // A stored seed read ahead: per unique field, the hashes of the values more than one record has.
+      // A stored seed: per unique field, the hashes of the values more than one record has (see SeedPassContext.repeated).
       const repeated = seed.stored === undefined ? undefined : new Map(uniques.map((f) => [f.name, context?.repeated(seed, f.name)]));
       // Indexed loops and one field lookup per key of the seed: this walks every seeded value.
       const judged = new Map<string, FieldNode | null>();
