@@ -20,9 +20,15 @@ import { pooledSeedRecords, SeedReaderUnavailable, type SeedRecord, type SeedRec
 // `break`, a throw in its loop) must release that transaction: the connection goes back to the pool
 // and no part is fetched past the one taken. Otherwise every early stop would leak a connection.
 let platform: Platform;
-const made = useTestPlatform((p) => {
-  platform = p;
-});
+// Its sessions carry a name of their own: openTransactions counts only them, not other test files'.
+const SESSIONS = `bvl-test stored-seed-reader ${process.pid}`;
+const made = useTestPlatform(
+  (p) => {
+    platform = p;
+  },
+  undefined,
+  { applicationName: SESSIONS },
+);
 
 const RECORDS = Array.from({ length: 23 }, (_, i) => ({ code: `C-${i}`, title: `Row ${i}` }));
 
@@ -54,11 +60,11 @@ async function publishedStored(): Promise<{ tenant: string; seed: SeedNode }> {
   }
 }
 
-/** Sessions of this database left in an open transaction (PostgreSQL; PGlite has one connection). */
+/** This file's platform's sessions left in an open transaction (PostgreSQL; PGlite has one connection). */
 async function openTransactions(): Promise<number> {
   if (ENGINE !== 'postgres') return 0;
   const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-    where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`.execute(platform.db);
+    where application_name = ${SESSIONS} and pid <> pg_backend_pid() and state like 'idle in transaction%'`.execute(platform.db);
   return r.rows[0]!.n;
 }
 

@@ -15,12 +15,21 @@ declare module 'vitest' {
 /** Which engine the suite runs on. */
 export const ENGINE: 'postgres' | 'pglite' = process.env.BVL_TEST_ENGINE === 'postgres' ? 'postgres' : 'pglite';
 
+/** What else a test platform is opened with. */
+export interface TestPlatformOptions {
+  /**
+   * PostgreSQL: the `application_name` of the pool's sessions, for a test that counts its own
+   * sessions in pg_stat_activity (other test files run on the same database at the same time).
+   */
+  readonly applicationName?: string;
+}
+
 /** Opens the platform under test; `now` fixes the clock. */
-export async function openTestPlatform(now?: () => Date): Promise<Platform> {
+export async function openTestPlatform(now?: () => Date, options: TestPlatformOptions = {}): Promise<Platform> {
   const url = process.env.DATABASE_URL;
   if (ENGINE === 'postgres') {
     if (!url) throw new Error('the postgres test project needs DATABASE_URL');
-    return openPlatform({ databaseUrl: url, now });
+    return openPlatform({ databaseUrl: url, now, applicationName: options.applicationName });
   }
   const dump = inject('pgliteDump');
   return openPlatform({ dataDir: 'memory', loadDataDir: new Blob([await readFile(dump)]), now });
@@ -50,11 +59,11 @@ export function tenants(platform: () => Platform) {
  * A test file's platform: opened before its tests (and handed to `set`), and after them the tenants
  * the returned tracker gave out are dropped and the platform closed. Call it at the file's top level.
  */
-export function useTestPlatform(set: (platform: Platform) => void, now?: () => Date): ReturnType<typeof tenants> {
+export function useTestPlatform(set: (platform: Platform) => void, now?: () => Date, options?: TestPlatformOptions): ReturnType<typeof tenants> {
   let platform: Platform | undefined;
   const made = tenants(() => platform!);
   beforeAll(async () => {
-    platform = await openTestPlatform(now);
+    platform = await openTestPlatform(now, options);
     set(platform);
   });
   afterAll(async () => {
