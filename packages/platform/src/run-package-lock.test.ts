@@ -3,16 +3,19 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, uniqueTenant } from '../test/test-platform.ts';
 import { openPlatform, type Platform } from './open-platform.ts';
-import { packageLockKey, withPackageLock } from './run-package-lock.ts';
+import { packageLockKey, publishApplicationName, withPackageLock } from './run-package-lock.ts';
 
 // A wait for a package's lock holds no pool connection: publishes queued behind one package (one
 // tenant's burst) must not take the connections every other caller needs.
 describe.runIf(ENGINE === 'postgres')('waiting for a package lock (PostgreSQL)', () => {
   let platform: Platform;
   const scope = { tenant: uniqueTenant('lockwait'), package: 'app' };
+  const SESSIONS = `bvl-test ${scope.tenant}`;
   beforeAll(async () => {
     // A small pool, as a busy server's would be: 2 connections for 4 waiters.
-    platform = await openPlatform({ databaseUrl: process.env.DATABASE_URL, maxConnections: 2 });
+    // Its sessions named, so the count of lock waits below sees only this test's (other test files
+    // wait for advisory locks on the same database at the same time).
+    platform = await openPlatform({ databaseUrl: process.env.DATABASE_URL, maxConnections: 2, applicationName: SESSIONS });
   });
   afterAll(async () => {
     await platform?.close();
@@ -43,10 +46,10 @@ describe.runIf(ENGINE === 'postgres')('waiting for a package lock (PostgreSQL)',
       const t0 = Date.now();
       const db = (await sql<{ db: string }>`select current_database() as db`.execute(platform.db)).rows[0]!.db;
       expect(Date.now() - t0).toBeLessThan(2_000);
-      // No backend of this database sits in a lock wait (the old pg_advisory_lock wait did).
+      // No session of this platform sits in a lock wait (the old pg_advisory_lock wait did).
       const { rows } = await holder.query(
-        `select count(*)::int as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and query like '%advisory%'`,
-        [db],
+        `select count(*)::int as n from pg_stat_activity where datname = $1 and application_name = any($2::text[]) and wait_event_type = 'Lock' and query like '%advisory%'`,
+        [db, [SESSIONS, publishApplicationName(scope)]],
       );
       expect(rows[0].n).toBe(0);
     } finally {
